@@ -1,0 +1,71 @@
+# perflab.network: the two commands of the README, and their parts.
+#   make lab    bootstrap, bring the local lab up, run the main playbook on it, bring it down
+#   make test   bootstrap and run every test (unit, sanity, lint, lab integration)
+SHELL := /bin/bash
+VENV ?= .venv
+BIN := $(VENV)/bin
+ANSIBLE_PLAYBOOK := $(BIN)/ansible-playbook
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+LAB_NAME ?= perflab
+LAB_HOSTS ?= 2
+LAB_MGMT_SUBNET ?= 10.213.0.0/24
+LAB_DATA_SUBNET ?= 10.213.1.0/24
+LAB_MTU ?= 1500
+LAB_RATE_MBIT ?= 0
+LAB_INVENTORY ?= $(if $(filter perflab,$(LAB_NAME)),inventories/lab/hosts.yml,inventories/lab-$(LAB_NAME)/hosts.yml)
+LAB_VARS = -e lab_name=$(LAB_NAME) -e lab_hosts=$(LAB_HOSTS) -e lab_mgmt_subnet=$(LAB_MGMT_SUBNET) \
+	-e lab_data_subnet=$(LAB_DATA_SUBNET) -e lab_mtu=$(LAB_MTU) -e lab_rate_mbit=$(LAB_RATE_MBIT)
+MAIN_PLAYBOOK ?= playbooks/lab_smoke.yml
+SANITY_ROOT := build/sanity/ansible_collections/perflab/network
+
+.PHONY: bootstrap lab lab-up lab-down lab-main test units sanity lint yamllint integration build clean
+
+bootstrap:
+	@./scripts/bootstrap.sh
+
+lab: bootstrap
+	@start=$$(date +%s); rc=0; \
+	$(MAKE) --no-print-directory lab-up && $(MAKE) --no-print-directory lab-main || rc=$$?; \
+	$(MAKE) --no-print-directory lab-down || rc=$$((rc ? rc : $$?)); \
+	echo "make lab: finished in $$(( $$(date +%s) - start )) s, exit $$rc; results in ./results/"; exit $$rc
+
+lab-up:
+	$(ANSIBLE_PLAYBOOK) playbooks/lab_up.yml $(LAB_VARS)
+
+lab-main:
+	$(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) $(MAIN_PLAYBOOK)
+
+lab-down:
+	$(ANSIBLE_PLAYBOOK) playbooks/lab_down.yml $(LAB_VARS)
+
+test: bootstrap
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory yamllint lint sanity units integration; rc=$$?; \
+	echo "make test: finished in $$(( $$(date +%s) - start )) s, exit $$rc"; exit $$rc
+
+units:
+	$(BIN)/python -m pytest tests/unit -q -p no:cacheprovider
+
+# ansible-test wants the collection at .../ansible_collections/perflab/network
+sanity:
+	@mkdir -p $(SANITY_ROOT)
+	@rsync -a --delete --exclude-from=scripts/sanity-exclude.txt ./ $(SANITY_ROOT)/
+	cd $(SANITY_ROOT) && $(CURDIR)/$(BIN)/ansible-test sanity --local --python 3.11 --color no \
+		--exclude tests/output/ $(SANITY_ARGS)
+
+lint:
+	$(BIN)/ansible-lint --profile production
+
+yamllint:
+	$(BIN)/yamllint -s .
+
+integration:
+	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rs
+
+build:
+	$(BIN)/ansible-galaxy collection build --force --output-path build/
+
+clean:
+	rm -rf build .pytest_cache tests/output

@@ -1,0 +1,201 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: lab
+short_description: Build or remove the local lab of network-namespace hosts
+version_added: 0.1.0
+description:
+  - Turns the control node into N lab hosts. Each lab host is a network namespace with its own
+    overlay root over a Debian base (made once with C(debootstrap) and cached), its own hostname,
+    mount, IPC and pid namespaces, and an sshd reached over a management bridge with key authentication.
+  - Data links are veth pairs to a bridge in a separate "switch" namespace, on a subnet apart from the
+    management one; the switch ports can be shaped to a link rate with tc (tbf or htb), and offloads
+    switched off so that MTU matters as it does on real NICs.
+  - Lab hosts reach the package registries through masquerade on the control node; IPv4 forwarding is
+    switched on while any lab is up and restored when the last lab comes down.
+  - Bringing a lab up twice changes nothing; bringing it down leaves no namespace, link, mount, process
+    or state directory behind (the Debian base stays cached under C(/var/cache/perflab)).
+  - Runs on the control node as root (C(connection: local)).
+author:
+  - perflab.network maintainers
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+options:
+  state:
+    description: C(present) builds or repairs the lab, C(absent) removes it, C(status) reports it.
+    type: str
+    choices: [present, absent, status]
+    default: present
+  name:
+    description: Lab name; every namespace, link and nftables table of the lab derives from it.
+    type: str
+    default: perflab
+  hosts:
+    description: Number of lab hosts (1 to 128).
+    type: int
+    default: 2
+  host_prefix:
+    description: Inventory and host names are this prefix plus a number (C(lab1), C(lab2), ...).
+    type: str
+    default: lab
+  mgmt_subnet:
+    description: IPv4 management subnet; the bridge takes the first address, host I takes the 10+I-th.
+    type: str
+    default: 10.213.0.0/24
+  data_subnet:
+    description: IPv4 data subnet, apart from the management one; host I takes the 10+I-th address.
+    type: str
+    default: 10.213.1.0/24
+  mtu:
+    description: MTU of each host's data interface (the switch ports carry up to 9216).
+    type: int
+    default: 1500
+  offloads:
+    description: Keep TSO/GSO/GRO and checksum offloads on the data links.
+    type: bool
+    default: false
+  rate_mbit:
+    description: Emulated link rate in Mbit/s on each switch port (0 leaves the links unshaped).
+    type: int
+    default: 0
+  shaper:
+    description: The qdisc that emulates the link rate.
+    type: str
+    choices: [tbf, htb]
+    default: tbf
+  debian_suite:
+    description: Debian suite of the lab hosts' base system.
+    type: str
+    default: bookworm
+  debian_mirror:
+    description: Debian mirror for C(debootstrap); by default the one this machine's apt sources use.
+    type: str
+  extra_packages:
+    description: More Debian packages in the base system.
+    type: list
+    elements: str
+    default: []
+notes:
+  - The kernel needs network namespaces, pid namespaces, veth, bridge and overlayfs; the module checks
+    each before it changes anything and names what is missing.
+seealso:
+  - name: The local lab
+    description: How the lab is built and used (docs/lab.md in the collection).
+    link: https://example.invalid/perflab/network/docs/lab.md
+'''
+
+EXAMPLES = r'''
+- name: Bring up a lab of four hosts with 1 Gbit/s links
+  perflab.network.lab:
+    hosts: 4
+    rate_mbit: 1000
+
+- name: Remove it
+  perflab.network.lab:
+    state: absent
+'''
+
+RETURN = r'''
+hosts:
+  description: One entry per lab host.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - name: lab1
+      netns: perflab-lab1
+      mgmt_address: 10.213.0.11
+      mgmt_interface: mgmt0
+      data_address: 10.213.1.11
+      data_interface: data0
+      mtu: 1500
+      running: true
+key_file:
+  description: Private SSH key that reaches every lab host as root.
+  returned: always
+  type: str
+  sample: /var/lib/perflab/perflab/ssh/id_ed25519
+lab:
+  description: The lab's settings as built.
+  returned: always
+  type: dict
+  sample: {name: perflab, hosts: 2, mgmt_subnet: 10.213.0.0/24, data_subnet: 10.213.1.0/24, mtu: 1500}
+'''
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.perflab.network.plugins.module_utils import lab
+
+PUBLIC_HOST_KEYS = ('name', 'netns', 'mgmt_address', 'mgmt_interface', 'data_address', 'data_prefix',
+                    'data_interface', 'mtu', 'running')
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            state=dict(type='str', choices=['present', 'absent', 'status'], default='present'),
+            name=dict(type='str', default='perflab'),
+            hosts=dict(type='int', default=2),
+            host_prefix=dict(type='str', default='lab'),
+            mgmt_subnet=dict(type='str', default='10.213.0.0/24'),
+            data_subnet=dict(type='str', default='10.213.1.0/24'),
+            mtu=dict(type='int', default=1500),
+            offloads=dict(type='bool', default=False),
+            rate_mbit=dict(type='int', default=0),
+            shaper=dict(type='str', choices=['tbf', 'htb'], default='tbf'),
+            debian_suite=dict(type='str', default='bookworm'),
+            debian_mirror=dict(type='str'),
+            extra_packages=dict(type='list', elements='str', default=[]),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    spec = lab.LabSpec(name=p['name'], hosts=p['hosts'], host_prefix=p['host_prefix'],
+                       mgmt_subnet=p['mgmt_subnet'], data_subnet=p['data_subnet'], mtu=p['mtu'],
+                       offloads=p['offloads'], rate_mbit=p['rate_mbit'], shaper=p['shaper'],
+                       suite=p['debian_suite'], mirror=p['debian_mirror'], extra_packages=p['extra_packages'])
+    result = dict(changed=False, key_file=spec.key_file, lab=lab.spec_summary(spec))
+    try:
+        if p['state'] == 'absent':
+            if os.geteuid() != 0:
+                module.fail_json(msg='the lab must be removed as root', **result)
+            if module.check_mode:
+                result['changed'] = bool(lab.saved_spec(spec)) or lab.mgmt_present(spec)
+            else:
+                result['changed'] = lab.down(spec)
+            result['hosts'] = []
+            module.exit_json(**result)
+
+        problems = lab.preflight(spec, need_base=not lab.base_ready(spec))
+        if problems:
+            module.fail_json(msg='the lab cannot be built: ' + '; '.join(problems), problems=problems, **result)
+        if p['state'] == 'status' or module.check_mode:
+            hosts = lab.status(spec)
+            result['changed'] = p['state'] == 'present' and not all(h['running'] for h in hosts)
+        else:
+            result['changed'], hosts = lab.up(spec, log=module.log)
+            hosts = lab.status(spec)
+            down = [h['name'] for h in hosts if not h['running']]
+            if down:
+                module.fail_json(msg='lab hosts not reachable after start: %s' % ', '.join(down), **result)
+        result['hosts'] = [dict((k, h[k]) for k in PUBLIC_HOST_KEYS) for h in hosts]
+    except lab.LabError as exc:
+        module.fail_json(msg=str(exc), **result)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,152 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fixtures for integration tests against the real local lab.
+
+    def test_x(lab_factory, run_playbook):
+        lab = lab_factory('t3', hosts=3, mgmt='10.230.0.0/24', data='10.230.1.0/24')
+        res = run_playbook('tests/integration/playbooks/x.yml', lab.inventory, {'a': 1})
+        assert res.rc == 0 and res.stats['lab1']['changed'] == 0
+        out = lab.ssh('lab1', ['sysctl', '-n', 'net.ipv4.tcp_rmem'])
+
+Each lab is brought up once per test session (labs with the same name are
+shared) and brought down at the end of the session, on every path. Give each
+test module its own lab name and subnets so modules can run side by side.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+ENV = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg'), ANSIBLE_FORCE_COLOR='0',
+           PATH='%s:%s' % (BIN, os.environ.get('PATH', '')))
+
+
+def _lab_problem():
+    if os.geteuid() != 0:
+        return 'the lab needs root (network namespaces, mounts, bridges)'
+    for tool in ('ip', 'unshare', 'nsenter', 'debootstrap', 'nft'):
+        if not shutil.which(tool):
+            return '%s is not installed (make bootstrap installs it)' % tool
+    return None
+
+
+@dataclass
+class PlaybookResult:
+    rc: int
+    stdout: str
+    stderr: str
+    stats: dict = field(default_factory=dict)
+    plays: list = field(default_factory=list)
+
+    def task_results(self, task_name):
+        """Every host's result of the tasks with this name, from the json callback."""
+        found = {}
+        for play in self.plays:
+            for task in play.get('tasks', []):
+                if task['task']['name'] == task_name:
+                    found.update(task['hosts'])
+        return found
+
+
+def run_playbook(playbook, inventory=None, extra_vars=None, check=False, env=None, timeout=1800):
+    argv = [str(BIN / 'ansible-playbook'), str(ROOT / playbook)]
+    if inventory:
+        argv += ['-i', str(inventory)]
+    if extra_vars:
+        argv += ['-e', json.dumps(extra_vars)]
+    if check:
+        argv.append('--check')
+    run_env = dict(ENV, ANSIBLE_STDOUT_CALLBACK='ansible.posix.json')
+    run_env.update(env or {})
+    proc = subprocess.run(argv, cwd=ROOT, env=run_env, capture_output=True, text=True, timeout=timeout)
+    result = PlaybookResult(proc.returncode, proc.stdout, proc.stderr)
+    # the json callback's document starts on a line of its own; other callbacks may print around it
+    start = 0 if proc.stdout.startswith('{') else proc.stdout.find('\n{') + 1
+    if start > 0 or proc.stdout.startswith('{'):
+        try:
+            doc, _ = json.JSONDecoder().raw_decode(proc.stdout[start:])
+            result.stats, result.plays = doc.get('stats', {}), doc.get('plays', [])
+        except ValueError:
+            pass
+    return result
+
+
+@dataclass
+class Lab:
+    name: str
+    hosts: int
+    mgmt: str
+    data: str
+    options: dict
+
+    @property
+    def extra_vars(self):
+        ev = {'lab_name': self.name, 'lab_hosts': self.hosts, 'lab_mgmt_subnet': self.mgmt,
+              'lab_data_subnet': self.data}
+        ev.update(('lab_' + k, v) for k, v in self.options.items())
+        return ev
+
+    @property
+    def inventory(self):
+        sub = 'lab' if self.name == 'perflab' else 'lab-' + self.name
+        return ROOT / 'inventories' / sub / 'hosts.yml'
+
+    def hostvars(self):
+        inv = yaml.safe_load(self.inventory.read_text())
+        return inv['all']['children']['perflab_lab']['hosts']
+
+    def ssh_argv(self, host):
+        hv = self.hostvars()[host]
+        key = '/var/lib/perflab/%s/ssh/id_ed25519' % self.name
+        return ['ssh', '-i', key, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null',
+                '-o', 'LogLevel=ERROR', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5',
+                'root@%s' % hv['ansible_host']]
+
+    def ssh(self, host, argv, timeout=120, check=False):
+        """Run argv on a lab host over real SSH (argv is quoted for the remote shell)."""
+        cmd = self.ssh_argv(host) + ['--', ' '.join(shlex.quote(a) for a in argv)]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=check)
+
+    def up(self):
+        res = run_playbook('playbooks/lab_up.yml', extra_vars=self.extra_vars)
+        assert res.rc == 0, 'lab %s did not come up:\n%s\n%s' % (self.name, res.stdout[-3000:], res.stderr[-2000:])
+        return res
+
+    def down(self):
+        return run_playbook('playbooks/lab_down.yml', extra_vars=self.extra_vars)
+
+
+@pytest.fixture(scope='session')
+def lab_factory():
+    problem = _lab_problem()
+    labs = {}
+
+    def make(name, hosts=2, mgmt='10.213.0.0/24', data='10.213.1.0/24', **options):
+        if problem:
+            pytest.skip('no local lab here: ' + problem)
+        if name not in labs:
+            lab = Lab(name, hosts, mgmt, data, options)
+            lab.down()  # leftovers of an interrupted earlier run
+            labs[name] = lab
+            lab.up()
+        return labs[name]
+
+    yield make
+    for lab in labs.values():
+        res = lab.down()
+        assert res.rc == 0, 'lab %s did not come down: %s' % (lab.name, res.stdout[-2000:])
+
+
+@pytest.fixture(scope='session', name='run_playbook')
+def run_playbook_fixture():
+    return run_playbook
