@@ -79,7 +79,7 @@ class LabError(Exception):
 
 
 def run(argv, check=True, input_text=None, timeout=120):
-    proc = subprocess.run(argv, input=input_text, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.run(argv, input=input_text, check=False, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=timeout)
     if check and proc.returncode != 0:
         raise LabError('%s failed (exit %d): %s' % (' '.join(argv), proc.returncode,
@@ -487,7 +487,7 @@ def stop_host(spec, h):
 
 
 def _rmtree_retry(path):
-    for _ in range(20):
+    for dummy in range(20):
         try:
             shutil.rmtree(path)
             return

@@ -22,9 +22,12 @@ description:
     switched on while any lab is up and restored when the last lab comes down.
   - Bringing a lab up twice changes nothing; bringing it down leaves no namespace, link, mount, process
     or state directory behind (the Debian base stays cached under C(/var/cache/perflab)).
-  - Runs on the control node as root (C(connection: local)).
+  - Runs on the control node as root, with C(connection=local).
 author:
-  - perflab.network maintainers
+  - perflab.network maintainers (@perflab)
+extends_documentation_fragment:
+  - perflab.network.attributes
+  - perflab.network.attributes.platform
 attributes:
   check_mode:
     support: full
