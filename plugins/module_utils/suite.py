@@ -1,0 +1,348 @@
+# -*- coding: utf-8 -*-
+# Copyright: perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Suites and plans: pure functions, no I/O beyond reading a suite file.
+
+A suite is data (YAML): defaults plus a list of test entries; an entry's
+`test` and `parallel` may be lists, which expand into one test each. A plan is
+the suite expanded over host pairs and repetitions, with the ports each pair's
+servers listen on, minus what a resumed run already recorded.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+import re
+
+# the tests each module knows (normalized names; see the modules' `test` option)
+TOOL_TESTS = {
+    'iperf3': ('tcp_stream', 'tcp_maerts', 'tcp_bidir', 'udp_stream'),
+    'netperf': ('tcp_stream', 'tcp_maerts', 'tcp_rr', 'tcp_crr', 'udp_stream', 'udp_rr'),
+    'nuttcp': ('tcp_stream', 'tcp_maerts', 'udp_stream'),
+    'ethr': ('bandwidth', 'connections', 'latency', 'packets', 'http'),
+}
+# tool options a suite may set (passed through to the module)
+TOOL_OPTIONS = {
+    'iperf3': ('bitrate', 'omit', 'window', 'mss', 'zerocopy', 'length', 'congestion', 'connect_timeout'),
+    'netperf': ('request_size', 'response_size', 'message_size', 'local_socket_buffer', 'remote_socket_buffer',
+                'cpu', 'confidence'),
+    'nuttcp': ('rate', 'window', 'length'),
+    'ethr': ('protocol', 'reverse', 'buffer_length', 'rate_mbps', 'iterations', 'gap', 'warmup'),
+}
+ENTRY_KEYS = ('tool', 'test', 'parallel', 'processes', 'duration', 'repetitions', 'optional', 'options', 'title')
+SUITE_KEYS = ('name', 'description', 'defaults', 'tests', 'source')
+LIMITS = {'duration': (1, 3600), 'repetitions': (1, 100), 'parallel': (1, 128), 'processes': (1, 12)}
+# per server host, pair k's servers listen on base + PORT_STRIDE * k
+PORT_BASE = {'iperf3': 5201, 'netperf': 12865, 'nuttcp': 5000, 'ethr': 8888}
+PORT_STRIDE = 24
+MAX_PAIRS_PER_SERVER = 8
+# seconds a test costs beyond its duration (connect, warm-up, one SSH round trip)
+TEST_OVERHEAD_S = 2
+NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
+
+
+class PlanError(ValueError):
+    """A problem with the suite or the plan, found before anything runs."""
+
+
+def _as_list(value):
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _check_int(errors, where, field, value):
+    low, high = LIMITS[field]
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = int(str(value))
+        except ValueError:
+            errors.append('%s: %s must be an integer from %d to %d, got %r' % (where, field, low, high, value))
+            return None
+    if not low <= value <= high:
+        errors.append('%s: %s must be from %d to %d, got %d' % (where, field, low, high, value))
+        return None
+    return value
+
+
+def find_suite(name, paths):
+    """A suite by name (searched in paths) or by file path."""
+    if not name:
+        raise PlanError('no suite named: set perflab_suite (quick, phoronix-network, osv-netperf or a file)')
+    if os.sep in name or name.endswith(('.yml', '.yaml')):
+        if not os.path.isfile(name):
+            raise PlanError('suite file %s does not exist' % name)
+        return name
+    if not NAME_RE.match(name):
+        raise PlanError('suite name %r is invalid' % name)
+    known = set()
+    for path in paths:
+        for ext in ('.yml', '.yaml'):
+            candidate = os.path.join(path, name + ext)
+            if os.path.isfile(candidate):
+                return candidate
+        if os.path.isdir(path):
+            known.update(os.path.splitext(f)[0] for f in os.listdir(path) if f.endswith(('.yml', '.yaml')))
+    raise PlanError('unknown suite %r; known suites: %s' % (name, ', '.join(sorted(known)) or 'none'))
+
+
+def validate_suite(suite, where='suite'):
+    """All problems of a suite document (a dict), as a list of messages."""
+    errors = []
+    if not isinstance(suite, dict):
+        return ['%s is not a mapping' % where]
+    for key in suite:
+        if key not in SUITE_KEYS:
+            errors.append('%s: unknown key %r (allowed: %s)' % (where, key, ', '.join(SUITE_KEYS)))
+    defaults = suite.get('defaults') or {}
+    if not isinstance(defaults, dict):
+        errors.append('%s: defaults must be a mapping' % where)
+        defaults = {}
+    for field in ('duration', 'repetitions'):
+        if field in defaults:
+            _check_int(errors, where + ' defaults', field, defaults[field])
+    tests = suite.get('tests')
+    if not tests or not isinstance(tests, list):
+        errors.append('%s has no tests: a suite needs a non-empty list `tests`' % where)
+        return errors
+    for i, entry in enumerate(tests, 1):
+        here = '%s test %d' % (where, i)
+        if not isinstance(entry, dict):
+            errors.append('%s is not a mapping' % here)
+            continue
+        for key in entry:
+            if key not in ENTRY_KEYS:
+                errors.append('%s: unknown key %r (allowed: %s)' % (here, key, ', '.join(ENTRY_KEYS)))
+        tool = entry.get('tool')
+        if tool not in TOOL_TESTS:
+            errors.append('%s: unknown tool %r (allowed: %s)' % (here, tool, ', '.join(sorted(TOOL_TESTS))))
+            continue
+        for test in _as_list(entry.get('test')):
+            if test not in TOOL_TESTS[tool]:
+                errors.append('%s: unknown %s test %r (allowed: %s)' % (here, tool, test, ', '.join(TOOL_TESTS[tool])))
+        for p in _as_list(entry.get('parallel', 1)):
+            _check_int(errors, here, 'parallel', p)
+        for field in ('processes', 'duration', 'repetitions'):
+            if field in entry:
+                _check_int(errors, here, field, entry[field])
+        options = entry.get('options') or {}
+        if not isinstance(options, dict):
+            errors.append('%s: options must be a mapping' % here)
+            continue
+        for key in options:
+            if key not in TOOL_OPTIONS[tool]:
+                errors.append('%s: unknown %s option %r (allowed: %s)' % (here, tool, key, ', '.join(TOOL_OPTIONS[tool])))
+        if tool in ('iperf3', 'nuttcp'):
+            rate_key = 'bitrate' if tool == 'iperf3' else 'rate'
+            for test in _as_list(entry.get('test')):
+                if rate_key in options and not str(test).startswith('udp'):
+                    errors.append('%s: %s is for UDP tests, not %s' % (here, rate_key, test))
+    return errors
+
+
+def test_id(tool, test, parallel, options, processes=1):
+    parts = [tool, test]
+    for key in sorted(options):
+        parts.append('%s=%s' % (key, options[key]))
+    if processes > 1:
+        parts.append('processes=%d' % processes)
+    parts.append('parallel=%d' % parallel)
+    return '/'.join(parts)
+
+
+def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=None):
+    """The suite's tests, one dict each, with overrides applied (in suite order).
+
+    duration, repetitions: override every test's; parallel: a list that replaces
+    every entry's parallel list; tools: keep only these tools.
+    """
+    errors = validate_suite(suite, 'suite %s' % suite.get('name', '?') if isinstance(suite, dict) else 'suite')
+    if duration is not None:
+        _check_int(errors, 'override', 'duration', duration)
+    if repetitions is not None:
+        _check_int(errors, 'override', 'repetitions', repetitions)
+    for p in parallel or []:
+        _check_int(errors, 'override', 'parallel', p)
+    for tool in tools or []:
+        if tool not in TOOL_TESTS:
+            errors.append('unknown tool %r in the tool filter (allowed: %s)' % (tool, ', '.join(sorted(TOOL_TESTS))))
+    if errors:
+        raise PlanError('; '.join(errors))
+    defaults = suite.get('defaults') or {}
+    expanded = []
+    seen = set()
+    for entry in suite['tests']:
+        if tools and entry['tool'] not in tools:
+            continue
+        options = dict(entry.get('options') or {})
+        processes = int(entry.get('processes', 1))
+        for test in _as_list(entry['test']):
+            for par in (parallel or _as_list(entry.get('parallel', 1))):
+                tid = test_id(entry['tool'], test, int(par), options, processes)
+                if tid in seen:
+                    raise PlanError('suite %s lists %s twice' % (suite.get('name', '?'), tid))
+                seen.add(tid)
+                expanded.append({
+                    'tool': entry['tool'],
+                    'test': test,
+                    'parallel': int(par),
+                    'processes': processes,
+                    'duration': int(duration or entry.get('duration') or defaults.get('duration') or 10),
+                    'repetitions': int(repetitions or entry.get('repetitions') or defaults.get('repetitions') or 1),
+                    'options': options,
+                    'optional': bool(entry.get('optional', False)),
+                    'test_id': tid,
+                })
+    if not expanded:
+        raise PlanError('suite %s has no tests%s' % (suite.get('name', '?'), ' for tools %s' % ', '.join(tools) if tools else ''))
+    return expanded
+
+
+def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False):
+    """Client/server pairs from the inventory.
+
+    hosts: name -> {data_address, data_interface, peer}; servers/clients: group
+    members; explicit: [{client, server}]; mesh: every ordered pair of distinct hosts.
+    Each pair gets its index k on its server (ports = base + PORT_STRIDE * k).
+    """
+    errors = []
+    if explicit:
+        raw = [(p.get('client'), p.get('server')) for p in explicit]
+    elif mesh:
+        names = sorted(set(servers or []) | set(clients or [])) or sorted(hosts)
+        raw = [(c, s) for c in names for s in names if c != s]
+    else:
+        raw = []
+        for client in clients or []:
+            peer = (hosts.get(client) or {}).get('peer')
+            if not peer:
+                if len(servers or []) == 1:
+                    peer = servers[0]
+                else:
+                    errors.append('client %s has no server: set perflab_peer for it (servers: %s)'
+                                  % (client, ', '.join(servers or []) or 'none'))
+                    continue
+            raw.append((client, peer))
+        if not raw and not errors:
+            errors.append('no pairs: put hosts in the groups perflab_servers and perflab_clients '
+                          '(each client with perflab_peer), or set benchmark_pairs, or benchmark_mesh')
+    pairs, per_server, seen = [], {}, set()
+    for client, server in raw:
+        for role, name in (('client', client), ('server', server)):
+            if name not in hosts:
+                errors.append('%s %r of a pair is not in the inventory' % (role, name))
+            elif not (hosts[name] or {}).get('data_address'):
+                errors.append('host %s has no perflab_data_address' % name)
+        if client == server:
+            errors.append('pair %s -> %s: a host cannot be its own server' % (client, server))
+        if (client, server) in seen:
+            errors.append('pair %s -> %s is listed twice' % (client, server))
+        seen.add((client, server))
+        if errors:
+            continue
+        k = per_server.get(server, 0)
+        per_server[server] = k + 1
+        pairs.append({
+            'name': '%s->%s' % (client, server),
+            'client': client, 'server': server, 'index': k,
+            'client_address': hosts[client]['data_address'], 'server_address': hosts[server]['data_address'],
+            'client_interface': hosts[client].get('data_interface'), 'server_interface': hosts[server].get('data_interface'),
+            'ports': dict((tool, base + PORT_STRIDE * k) for tool, base in PORT_BASE.items()),
+        })
+    for server, count in per_server.items():
+        if count > MAX_PAIRS_PER_SERVER:
+            errors.append('server %s has %d clients; at most %d pairs can share one server'
+                          % (server, count, MAX_PAIRS_PER_SERVER))
+    if errors:
+        raise PlanError('; '.join(errors))
+    return pairs
+
+
+def check_explicit_ports(explicit):
+    """Two pairs sharing one iperf3 server port on one server cannot run together."""
+    used = {}
+    errors = []
+    for p in explicit or []:
+        port = (p.get('ports') or {}).get('iperf3')
+        if port is None:
+            continue
+        key = (p.get('server'), int(port))
+        if key in used:
+            errors.append('pairs %s and %s share iperf3 port %d on %s: one iperf3 server serves one test at a time'
+                          % (used[key], '%s->%s' % (p.get('client'), p.get('server')), port, p.get('server')))
+        used[key] = '%s->%s' % (p.get('client'), p.get('server'))
+    if errors:
+        raise PlanError('; '.join(errors))
+
+
+def record_key(config, client, server, tid, repetition):
+    return '%s|%s|%s|%s|%d' % (config, client, server, tid, int(repetition))
+
+
+def recorded_keys(path):
+    """Keys of the tests a results file already holds with status ok (for resume)."""
+    done = set()
+    if not path or not os.path.exists(path):
+        return done
+    with open(path) as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a killed run: that test runs again
+            if not isinstance(rec, dict) or rec.get('status') != 'ok' or 'test_id' not in rec:
+                continue
+            done.add(record_key(rec.get('config'), (rec.get('client') or {}).get('name'),
+                                (rec.get('server') or {}).get('name'), rec['test_id'], rec.get('repetition', 1)))
+    return done
+
+
+def build_plan(tests, pairs, labels, done=frozenset()):
+    """Items to run: every test x pair x repetition not already done.
+
+    labels: client name -> configuration label.
+    """
+    items, skipped = [], 0
+    for pair in pairs:
+        for t in tests:
+            for rep in range(1, t['repetitions'] + 1):
+                label = labels.get(pair['client'], '')
+                if record_key(label, pair['client'], pair['server'], t['test_id'], rep) in done:
+                    skipped += 1
+                    continue
+                item = dict(t)
+                item.update(pair=pair['name'], client=pair['client'], server=pair['server'],
+                            server_address=pair['server_address'], client_address=pair['client_address'],
+                            client_interface=pair['client_interface'], port=pair['ports'][t['tool']],
+                            repetition=rep, config=label)
+                items.append(item)
+    return items, skipped
+
+
+def servers_needed(items, pairs):
+    """Per pair: which tool servers to start, on which port, how many."""
+    need = {}
+    for item in items:
+        key = (item['pair'], item['tool'])
+        need[key] = max(need.get(key, 0), item['processes'])
+    out = []
+    for pair in pairs:
+        for tool in sorted(PORT_BASE):
+            count = need.get((pair['name'], tool))
+            if count:
+                out.append({'pair': pair['name'], 'client': pair['client'], 'server': pair['server'],
+                            'server_address': pair['server_address'], 'client_address': pair['client_address'],
+                            'tool': tool, 'port': pair['ports'][tool],
+                            # netserver forks per test: one serves every process of a pair
+                            'count': 1 if tool in ('netperf', 'ethr') else count})
+    return out
+
+
+def expected_duration(items, parallel_pairs=True):
+    """Seconds the plan should take: pairs run side by side unless serialized."""
+    per_pair = {}
+    for item in items:
+        per_pair[item['pair']] = per_pair.get(item['pair'], 0) + item['duration'] + TEST_OVERHEAD_S
+    if not per_pair:
+        return 0
+    return max(per_pair.values()) if parallel_pairs else sum(per_pair.values())

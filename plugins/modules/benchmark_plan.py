@@ -1,0 +1,266 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: benchmark_plan
+short_description: Expand a benchmark suite over host pairs into the plan of a study run
+version_added: 0.1.0
+description:
+  - Runs on the controller (the benchmark role calls it once, before any host changes).
+  - Loads a suite (by name from O(suite_paths) or from a file), validates it, applies overrides,
+    pairs clients with servers (groups with C(perflab_peer), an explicit list, or every pair),
+    gives each pair its own server ports, and expands tests x pairs x repetitions into items.
+  - With O(run_id) of an earlier run, tests its results file already holds (status ok, same
+    configuration label) are left out, so an interrupted run resumes with only what is missing.
+  - Tests whose tool is missing on the client or the server (per O(tools_present)) become records
+    with status C(skipped) and the reason, returned in RV(perflab_result).
+  - Every problem (an unknown suite or test, an empty suite, an override out of range, a client without
+    a server, two pairs sharing one iperf3 port) fails the module with a message naming it.
+author:
+  - perflab.network maintainers (@perflab)
+extends_documentation_fragment:
+  - perflab.network.attributes
+  - perflab.network.attributes.info_module
+  - perflab.network.attributes.platform
+attributes:
+  platform:
+    platforms: posix
+options:
+  suite:
+    description: Suite name (a file C(<name>.yml) in O(suite_paths)) or a path to a suite file.
+    type: str
+    required: true
+  suite_paths:
+    description: Folders searched for suites by name, in order.
+    type: list
+    elements: path
+    default: []
+  duration:
+    description: Override every test's duration in seconds (1 to 3600).
+    type: int
+  repetitions:
+    description: Override every test's repetitions (1 to 100).
+    type: int
+  parallel:
+    description: Replace every test's list of parallel streams/threads.
+    type: list
+    elements: int
+  tools:
+    description: Keep only these tools' tests.
+    type: list
+    elements: str
+    choices: [iperf3, netperf, nuttcp, ethr]
+  hosts:
+    description: Inventory data per host, name to C({data_address, data_interface, peer}).
+    type: dict
+    required: true
+  servers:
+    description: Members of the servers group.
+    type: list
+    elements: str
+    default: []
+  clients:
+    description: Members of the clients group; each pairs with its C(peer), or the only server.
+    type: list
+    elements: str
+    default: []
+  pairs:
+    description: Explicit pairs C({client, server}); replaces the groups.
+    type: list
+    elements: dict
+    default: []
+  mesh:
+    description: Every ordered pair of distinct hosts among servers and clients.
+    type: bool
+    default: false
+  labels:
+    description: Configuration label per client host.
+    type: dict
+    default: {}
+  run_id:
+    description: Run id; an earlier run's id resumes it. Generated when empty.
+    type: str
+  results_dir:
+    description: Folder of the results files (C(<run_id>.jsonl)), read for resume.
+    type: path
+    default: results
+  tools_present:
+    description: Tools found per host, host name to a list of tool names; omitted hosts are taken to have all.
+    type: dict
+    default: {}
+  serialize_pairs:
+    description: Pairs run one after another (the expected duration adds up).
+    type: bool
+    default: false
+'''
+
+EXAMPLES = r'''
+- name: Plan the quick suite over the inventory's pairs
+  perflab.network.benchmark_plan:
+    suite: quick
+    suite_paths: ["{{ role_path }}/files/suites"]
+    hosts: "{{ dict(groups.all | zip(groups.all | map('extract', hostvars) | map(attribute='perflab_data_address'))) }}"
+    servers: "{{ groups.perflab_servers }}"
+    clients: "{{ groups.perflab_clients }}"
+  delegate_to: localhost
+  run_once: true
+  register: plan
+'''
+
+RETURN = r'''
+run_id:
+  description: The run id (given, or generated).
+  returned: success
+  type: str
+  sample: 20261129T190000Z-3f2a
+suite:
+  description: Name and file of the suite.
+  returned: success
+  type: dict
+  sample: {name: quick, file: roles/benchmark/files/suites/quick.yml}
+items:
+  description: Tests to run, one per test x pair x repetition, in order.
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - {tool: iperf3, test: tcp_stream, parallel: 4, processes: 1, duration: 3, repetition: 1, options: {},
+       test_id: iperf3/tcp_stream/parallel=4, pair: lab2->lab1, client: lab2, server: lab1,
+       server_address: 10.213.1.11, client_address: 10.213.1.12, client_interface: data0, port: 5201,
+       config: Debian 12 stock, optional: false}
+servers:
+  description: Servers to start per pair, C({pair, client, server, server_address, client_address, tool, port, count}).
+  returned: success
+  type: list
+  elements: dict
+pairs:
+  description: The pairs with their ports.
+  returned: success
+  type: list
+  elements: dict
+perflab_plan:
+  description: Plan size for progress lines, C({run_id, total_tests, expected_duration_s, skipped_done}).
+  returned: success
+  type: dict
+  sample: {run_id: 20261129T190000Z-3f2a, total_tests: 9, expected_duration_s: 45, skipped_done: 0}
+perflab_result:
+  description: Records with status C(skipped) for tests whose tool is missing.
+  returned: success
+  type: list
+  elements: dict
+summary:
+  description: The plan in words, one line each.
+  returned: success
+  type: list
+  elements: str
+'''
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.yaml import yaml_load
+from ansible_collections.perflab.network.plugins.module_utils import suite as suites
+from ansible_collections.perflab.network.plugins.module_utils import record as records
+
+DIRECTIONS = {'tcp_maerts': 'server_to_client', 'tcp_bidir': 'bidirectional'}
+
+
+def skipped_record(item, run_id, suite_name, reason):
+    protocol = 'udp' if item['test'].startswith('udp') or item['options'].get('protocol') == 'udp' else 'tcp'
+    params = dict(run_id=run_id, config=item['config'], suite=suite_name, repetition=item['repetition'],
+                  parallel=item['parallel'], duration=item['duration'], client_name=item['client'],
+                  server_name=item['server'], server=item['server_address'], bind=item['client_address'],
+                  nic_interface=item['client_interface'])
+    rec = records.new_record(params, item['tool'], item['test'], protocol,
+                             DIRECTIONS.get(item['test'], 'client_to_server'), item['test_id'], options=item['options'])
+    return records.finish_record(rec, None, 'skipped', error=reason) or rec
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            suite=dict(type='str', required=True),
+            suite_paths=dict(type='list', elements='path', default=[]),
+            duration=dict(type='int'),
+            repetitions=dict(type='int'),
+            parallel=dict(type='list', elements='int'),
+            tools=dict(type='list', elements='str', choices=sorted(suites.TOOL_TESTS)),
+            hosts=dict(type='dict', required=True),
+            servers=dict(type='list', elements='str', default=[]),
+            clients=dict(type='list', elements='str', default=[]),
+            pairs=dict(type='list', elements='dict', default=[]),
+            mesh=dict(type='bool', default=False),
+            labels=dict(type='dict', default={}),
+            run_id=dict(type='str'),
+            results_dir=dict(type='path', default='results'),
+            tools_present=dict(type='dict', default={}),
+            serialize_pairs=dict(type='bool', default=False),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    run_id = p['run_id'] or records.new_run_id()
+    try:
+        path = suites.find_suite(p['suite'], p['suite_paths'])
+        with open(path) as f:
+            suite = yaml_load(f)
+        if not isinstance(suite, dict):
+            raise suites.PlanError('suite file %s is not a YAML mapping' % path)
+        tests = suites.expand_suite(suite, duration=p['duration'], repetitions=p['repetitions'],
+                                    parallel=p['parallel'], tools=p['tools'])
+        suites.check_explicit_ports(p['pairs'])
+        pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
+                                  explicit=p['pairs'], mesh=p['mesh'])
+        for pair in pairs:
+            explicit = [e for e in p['pairs'] if (e.get('client'), e.get('server')) == (pair['client'], pair['server'])]
+            if explicit and explicit[0].get('ports'):
+                pair['ports'].update(dict((k, int(v)) for k, v in explicit[0]['ports'].items()))
+        done = suites.recorded_keys(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else set()
+        items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done)
+    except (suites.PlanError, IOError, OSError) as exc:
+        module.fail_json(msg='benchmark plan refused: %s' % exc)
+    except Exception as exc:  # a YAML error names the file and line
+        module.fail_json(msg='benchmark plan refused: cannot read the suite: %s' % exc)
+
+    skipped, runnable = [], []
+    for item in items:
+        missing = [h for h in (item['client'], item['server'])
+                   if h in p['tools_present'] and item['tool'] not in (p['tools_present'][h] or [])]
+        if missing:
+            reason = '%s is not installed on %s' % (item['tool'], ' and '.join(missing))
+            if item['tool'] == 'ethr':
+                reason += ' (no package registry has ethr: give the tools role tools_ethr_src)'
+            else:
+                reason += ' (install it with the perflab.network.tools role)'
+            skipped.append(skipped_record(item, run_id, suite.get('name', p['suite']), reason))
+        else:
+            runnable.append(item)
+    for item in runnable:
+        item['run_id'] = run_id
+        item['suite'] = suite.get('name', p['suite'])
+    servers = suites.servers_needed(runnable, pairs)
+    expected = suites.expected_duration(runnable, parallel_pairs=not p['serialize_pairs'])
+    summary = ['suite %s (%s): %d tests x %d pair(s) -> %d runs to do, %d already recorded, %d skipped'
+               % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped)),
+               'expected duration: about %d min %02d s' % (expected // 60, expected % 60),
+               'run id: %s' % run_id]
+    summary += ['pair %s: %s' % (pair['name'], ', '.join('%s port %d' % (s['tool'], s['port'])
+                                                           for s in servers if s['pair'] == pair['name']))
+                for pair in pairs]
+    summary += ['skipped %s on %s->%s: %s' % (r['test_id'], r['client']['name'], r['server']['name'], r['error'])
+                for r in skipped]
+    module.exit_json(
+        changed=False, run_id=run_id, suite={'name': suite.get('name', p['suite']), 'file': path},
+        items=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped,
+        perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped),
+                      'expected_duration_s': expected, 'skipped_done': skipped_done})
+
+
+if __name__ == '__main__':
+    main()

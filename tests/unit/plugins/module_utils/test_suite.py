@@ -1,0 +1,152 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+
+import pytest
+import yaml
+
+from ansible_collections.perflab.network.plugins.module_utils import suite as s
+
+SUITES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles', 'benchmark', 'files', 'suites')
+
+
+def load(name):
+    with open(s.find_suite(name, [SUITES])) as f:
+        return yaml.safe_load(f)
+
+
+HOSTS = {'lab1': {'data_address': '10.0.1.11', 'data_interface': 'data0'},
+         'lab2': {'data_address': '10.0.1.12', 'data_interface': 'data0', 'peer': 'lab1'},
+         'lab3': {'data_address': '10.0.1.13', 'data_interface': 'data0', 'peer': 'lab1'},
+         'lab4': {'data_address': '10.0.1.14', 'data_interface': 'data0'}}
+
+
+def test_phoronix_network_matches_the_seeds_matrix_test_for_test():
+    # ../shared/reference/TOOLS.md, "The seeds' test matrix"
+    expected = (
+        ['iperf3/tcp_stream/parallel=%d' % p for p in (1, 5, 20)]
+        + ['iperf3/udp_stream/bitrate=1000/parallel=%d' % p for p in (5, 10, 20)]
+        + ['netperf/%s/parallel=1' % t for t in ('tcp_stream', 'tcp_maerts', 'tcp_rr', 'udp_rr', 'udp_stream', 'tcp_crr')]
+        + ['nuttcp/tcp_stream/parallel=1']
+        + ['ethr/latency/protocol=tcp/parallel=%d' % p for p in (1, 2, 8, 16, 32, 64)]
+        + ['ethr/connections/protocol=tcp/parallel=%d' % p for p in (1, 2, 8, 16, 32, 64)]
+        + ['ethr/bandwidth/protocol=tcp/parallel=%d' % p for p in (8, 64)]
+        + ['ethr/bandwidth/protocol=udp/parallel=8']
+        + ['ethr/http/parallel=%d' % p for p in (1, 2)]
+    )
+    tests = s.expand_suite(load('phoronix-network'))
+    assert [t['test_id'] for t in tests] == expected
+    assert {t['duration'] for t in tests} == {60}
+    assert {t['repetitions'] for t in tests} == {1}
+    assert [t['optional'] for t in tests if t['test'] == 'http'] == [True, True]
+    assert not any(t['optional'] for t in tests if t['test'] != 'http')
+
+
+def test_osv_netperf_is_30s_five_runs():
+    tests = s.expand_suite(load('osv-netperf'))
+    assert [t['test_id'] for t in tests] == [
+        'netperf/tcp_stream/parallel=1', 'netperf/tcp_maerts/parallel=1', 'netperf/tcp_rr/parallel=1',
+        'netperf/udp_rr/parallel=1', 'iperf3/tcp_stream/parallel=1', 'iperf3/tcp_stream/parallel=4',
+        'iperf3/tcp_stream/parallel=16']
+    assert {(t['duration'], t['repetitions']) for t in tests} == {(30, 5)}
+
+
+def test_quick_has_every_tool_and_short_tests():
+    tests = s.expand_suite(load('quick'))
+    assert {t['tool'] for t in tests} == {'iperf3', 'netperf', 'nuttcp', 'ethr'}
+    assert max(t['duration'] for t in tests) <= 5
+
+
+def test_overrides_apply_to_every_test():
+    tests = s.expand_suite(load('phoronix-network'), duration=5, repetitions=3, parallel=[2], tools=['iperf3'])
+    assert [t['test_id'] for t in tests] == ['iperf3/tcp_stream/parallel=2', 'iperf3/udp_stream/bitrate=1000/parallel=2']
+    assert {(t['duration'], t['repetitions']) for t in tests} == {(5, 3)}
+
+
+@pytest.mark.parametrize('suite, kwargs, message', [
+    ({'name': 'x', 'tests': []}, {}, 'has no tests'),
+    ({'name': 'x'}, {}, 'has no tests'),
+    ({'name': 'x', 'tests': [{'tool': 'ping', 'test': 'x'}]}, {}, "unknown tool 'ping'"),
+    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_rr'}]}, {}, "unknown iperf3 test 'tcp_rr'"),
+    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'parallel': 0}]}, {}, 'parallel must be from 1 to 128'),
+    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'options': {'bitrate': 10}}]}, {}, 'bitrate is for UDP'),
+    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'options': {'rm': 1}}]}, {}, "unknown iperf3 option 'rm'"),
+    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'bogus': 1}]}, {}, "unknown key 'bogus'"),
+    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}]}, {'duration': 0}, 'duration must be from 1 to 3600'),
+    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}]}, {'repetitions': 101}, 'repetitions must be from 1 to 100'),
+    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}]}, {'tools': ['netperf']}, 'has no tests for tools netperf'),
+    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': ['tcp_stream', 'tcp_stream']}]}, {}, 'lists iperf3/tcp_stream/parallel=1 twice'),
+])
+def test_bad_suites_are_refused_with_the_field_named(suite, kwargs, message):
+    with pytest.raises(s.PlanError, match=message.replace('(', r'\(').replace(')', r'\)')):
+        s.expand_suite(suite, **kwargs)
+
+
+def test_unknown_suite_lists_the_known_ones():
+    with pytest.raises(s.PlanError, match=r"unknown suite 'nope'; known suites: osv-netperf, phoronix-network, quick"):
+        s.find_suite('nope', [SUITES])
+
+
+def test_pairs_from_groups_with_peers_and_ports_per_server_index():
+    pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2', 'lab3'])
+    assert [(p['name'], p['index']) for p in pairs] == [('lab2->lab1', 0), ('lab3->lab1', 1)]
+    assert pairs[0]['ports'] == {'iperf3': 5201, 'netperf': 12865, 'nuttcp': 5000, 'ethr': 8888}
+    assert pairs[1]['ports'] == {'iperf3': 5225, 'netperf': 12889, 'nuttcp': 5024, 'ethr': 8912}
+    assert pairs[0]['server_address'] == '10.0.1.11' and pairs[0]['client_address'] == '10.0.1.12'
+
+
+def test_client_without_server_is_refused():
+    with pytest.raises(s.PlanError, match='client lab4 has no server'):
+        s.make_pairs(HOSTS, servers=['lab1', 'lab2'], clients=['lab4'])
+
+
+def test_mesh_is_every_ordered_pair():
+    pairs = s.make_pairs(HOSTS, servers=['lab1', 'lab2'], clients=['lab3'], mesh=True)
+    assert len(pairs) == 6 and {p['index'] for p in pairs} == {0, 1}
+
+
+def test_explicit_pairs_sharing_an_iperf3_port_are_refused():
+    explicit = [{'client': 'lab2', 'server': 'lab1', 'ports': {'iperf3': 5201}},
+                {'client': 'lab3', 'server': 'lab1', 'ports': {'iperf3': 5201}}]
+    with pytest.raises(s.PlanError, match='share iperf3 port 5201 on lab1'):
+        s.check_explicit_ports(explicit)
+
+
+def test_plan_resume_skips_recorded_ok_tests(tmp_path):
+    tests = s.expand_suite(load('quick'), repetitions=2)
+    pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'])
+    labels = {'lab2': 'Debian 12 stock'}
+    items, skipped = s.build_plan(tests, pairs, labels)
+    assert skipped == 0 and len(items) == 2 * len(tests)
+    path = tmp_path / 'run.jsonl'
+    lines = []
+    for item in items[:3]:
+        lines.append(json.dumps({'schema': 'perflab.result/1', 'status': 'ok', 'config': 'Debian 12 stock',
+                                 'client': {'name': 'lab2'}, 'server': {'name': 'lab1'},
+                                 'test_id': item['test_id'], 'repetition': item['repetition']}))
+    failed = dict(json.loads(lines[0]), status='failed', test_id=items[3]['test_id'], repetition=items[3]['repetition'])
+    lines.append(json.dumps(failed))
+    path.write_text('\n'.join(lines) + '\n{"schema": "perflab.result/1", "status": "o')  # cut mid-line
+    done = s.recorded_keys(str(path))
+    again, skipped = s.build_plan(tests, pairs, labels, done)
+    assert skipped == 3
+    assert [i['test_id'] for i in again] == [i['test_id'] for i in items[3:]]
+    # another label (the "tuned" half) has nothing recorded yet
+    other, skipped = s.build_plan(tests, pairs, {'lab2': 'Debian 12 tuned'}, done)
+    assert skipped == 0 and len(other) == len(items)
+
+
+def test_servers_needed_and_expected_duration():
+    tests = s.expand_suite(load('quick'))
+    pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2', 'lab3'])
+    items, _ = s.build_plan(tests, pairs, {})
+    servers = s.servers_needed(items, pairs)
+    assert [(x['pair'], x['tool'], x['port']) for x in servers if x['pair'] == 'lab3->lab1'] == [
+        ('lab3->lab1', 'ethr', 8912), ('lab3->lab1', 'iperf3', 5225), ('lab3->lab1', 'netperf', 12889),
+        ('lab3->lab1', 'nuttcp', 5024)]
+    per_pair = sum(t['duration'] + s.TEST_OVERHEAD_S for t in tests)
+    assert s.expected_duration(items) == per_pair
+    assert s.expected_duration(items, parallel_pairs=False) == 2 * per_pair
