@@ -1,0 +1,587 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: netperf
+short_description: Run one netperf test (or several netperf clients at once) and return a result record
+version_added: 0.1.0
+description:
+  - Runs the netperf client against a running C(netserver) with omni CSV output (C(-P 0 -- -o <selectors>))
+    and returns the measurement as one C(perflab.result/1) record.
+  - The selectors are a fixed list chosen by the module; no user text ever becomes a selector
+    (netperf reads an unknown selector as the name of a file).
+  - STREAM tests report what the receiver got (C(throughput_mbps), Mbit/s) plus the sent and
+    received rates; UDP_STREAM also C(lost_percent). Request/response tests report
+    C(transactions_per_s) and the latency mean, p50, p90, p99, min, max and standard deviation
+    in microseconds. CPU utilization is measured on both ends by default; values netperf did not
+    measure (it prints C(-1)) are left out.
+  - With O(processes) > 1 that many netperf clients run at once and the record holds their sum
+    (the "many processes" way of filling a fast link) and each process in RV(perflab_result[].processes).
+  - Changes nothing on the host.
+author:
+  - perflab.network contributors (@perflab)
+extends_documentation_fragment:
+  - perflab.network.test_common
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details:
+      - In check mode nothing runs; the record has status V(skipped) and the command that would run.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: none
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+options:
+  test:
+    description:
+      - The test. V(tcp_stream) (client sends), V(tcp_maerts) (server sends), V(udp_stream),
+        V(tcp_rr), V(tcp_crr) (a new connection per transaction), V(udp_rr); mapped to netperf's
+        C(TCP_STREAM), C(TCP_MAERTS), C(UDP_STREAM), C(TCP_RR), C(TCP_CRR), C(UDP_RR).
+    type: str
+    choices: [tcp_stream, tcp_maerts, udp_stream, tcp_rr, tcp_crr, udp_rr]
+    default: tcp_stream
+  port:
+    description:
+      - The netserver control port (C(netperf -p)), 1-65535. Default C(12865).
+      - With O(process_ports=consecutive), process N (1-based) talks to O(port) + N - 1.
+    type: int
+  data_port:
+    description:
+      - Server-side data port (C(-- -P ,PORT)), pinned so that a firewall can open it next to
+        the control port. Process N (1-based) uses O(data_port) + N - 1.
+      - V(0) lets netperf choose an ephemeral port.
+    type: int
+    default: 12866
+  local_data_port:
+    description:
+      - Client-side data port (C(-- -P PORT,)); process N uses O(local_data_port) + N - 1.
+        Unset, the client uses an ephemeral port.
+      - Must differ from O(data_port) when the server is this host, because a socket bound to the
+        port it connects to connects to itself and netperf then reports 0 without an error.
+    type: int
+  process_ports:
+    description:
+      - With O(processes) > 1, V(same) sends every client to the one netserver on O(port)
+        (netserver forks a child per test, so one serves many); V(consecutive) sends process N to
+        O(port) + N - 1 (one netserver per port).
+    type: str
+    choices: [same, consecutive]
+    default: same
+  request_size:
+    description: Request size in bytes of the request/response tests (C(-- -r REQ,RESP)). netperf's default is 1.
+    type: int
+  response_size:
+    description: Response size in bytes of the request/response tests. Defaults to O(request_size) when that is set.
+    type: int
+  message_size:
+    description:
+      - Send size in bytes of the STREAM/MAERTS tests (C(-- -m SIZE), both ends). For UDP_STREAM
+        this is the datagram size; V(1472) fits a 1500-byte MTU.
+    type: int
+  local_socket_buffer:
+    description: Client socket send and receive buffer size in bytes (C(-- -s SIZE)).
+    type: int
+  remote_socket_buffer:
+    description: Server socket send and receive buffer size in bytes (C(-- -S SIZE)).
+    type: int
+  cpu:
+    description: Measure local and remote CPU utilization (C(-c -C)).
+    type: bool
+    default: true
+  interval:
+    description:
+      - Seconds between interim results (C(-D SECONDS)), which become RV(perflab_result[].intervals).
+        V(0) turns them off.
+      - Needs a netperf built with C(--enable-demo) (Debian's is); another build ignores the option
+        and the record has no intervals.
+    type: int
+    default: 1
+  confidence:
+    description:
+      - Repeat the test until netperf's confidence interval is reached (C(-i MAX,MIN -I LEVEL,WIDTH)).
+        The module warns when the width was not reached within O(confidence.max_iterations).
+      - O(timeout) then defaults to O(duration) times O(confidence.max_iterations) + 30.
+    type: dict
+    suboptions:
+      level:
+        description: Confidence level in percent.
+        type: int
+        choices: [95, 99]
+        default: 99
+      width:
+        description: Width of the confidence interval in percent of the result (V(5) means +/-2.5%).
+        type: float
+        default: 5.0
+      min_iterations:
+        description: Minimum iterations, 3-30.
+        type: int
+        default: 3
+      max_iterations:
+        description: Maximum iterations, 3-30, at least O(confidence.min_iterations).
+        type: int
+        default: 10
+  netperf_path:
+    description: Path of the netperf binary. Default C(netperf) found on PATH or in the usual bin directories.
+    type: path
+notes:
+  - Start the server with M(perflab.network.bench_server) or C(netserver -p PORT); C(netserver -D)
+    means "do not daemonize".
+  - netperf runs one stream per process; O(parallel) must stay 1 (use O(processes)).
+  - A firewall must let the control port and O(data_port) .. O(data_port) + O(processes) - 1 through.
+  - With O(processes) > 1 the sum is exact for rates and counters; CPU utilization is system-wide,
+    so the record holds the mean of the processes; latency mean is weighted by transactions,
+    min/max are the extremes and the percentiles are the worst process' (an upper bound).
+seealso:
+  - module: perflab.network.iperf3
+  - module: perflab.network.bench_server
+'''
+
+EXAMPLES = r'''
+- name: TCP_STREAM for 60 s to the peer's data address
+  perflab.network.netperf:
+    server: "{{ hostvars[perflab_peer].perflab_data_address }}"
+    duration: 60
+    nic_interface: "{{ perflab_data_interface }}"
+  register: stream
+
+- name: TCP_RR with 64-byte requests and responses, 5 runs to 99% +/-2.5%
+  perflab.network.netperf:
+    server: 10.213.1.11
+    test: tcp_rr
+    request_size: 64
+    confidence:
+      width: 5
+      max_iterations: 5
+
+- name: Four netperf clients at once against one netserver, data ports 12866-12869
+  perflab.network.netperf:
+    server: 10.213.1.11
+    test: tcp_stream
+    processes: 4
+    duration: 30
+    nic_interface: data0
+
+- name: UDP_STREAM with datagrams that fit a 1500 MTU, recorded under a label
+  perflab.network.netperf:
+    server: 10.213.1.11
+    test: udp_stream
+    message_size: 1472
+    config: Debian 12 tuned
+    suite: phoronix-network
+'''
+
+RETURN = r'''
+perflab_result:
+  description:
+    - One C(perflab.result/1) record in a list (see docs/result-record.md in the collection).
+    - Also returned when the test failed (then with RV(perflab_result[].status=failed) and the module fails).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    schema:
+      description: Record schema.
+      type: str
+      sample: perflab.result/1
+    run_id:
+      description: Study run identifier.
+      type: str
+      sample: 20261129T184000Z-ab12
+    config:
+      description: Configuration label.
+      type: str
+      sample: Debian 12 stock
+    suite:
+      description: Suite name.
+      type: str
+      sample: adhoc
+    test_id:
+      description: Stable test identifier (test, then processes and sizes when not the default).
+      type: str
+      sample: netperf/TCP_STREAM/processes=4
+    repetition:
+      description: Repetition number.
+      type: int
+      sample: 1
+    started_at:
+      description: Start, ISO 8601 UTC.
+      type: str
+      sample: '2026-11-29T18:40:00.123Z'
+    ended_at:
+      description: End, ISO 8601 UTC.
+      type: str
+      sample: '2026-11-29T18:41:00.456Z'
+    tool:
+      description: Always C(netperf).
+      type: str
+      sample: netperf
+    tool_version:
+      description: From C(netperf -V).
+      type: str
+      sample: 2.7.0
+    test:
+      description: Normalized test name.
+      type: str
+      sample: tcp_stream
+    protocol:
+      description: C(tcp) or C(udp).
+      type: str
+      sample: tcp
+    direction:
+      description: C(client_to_server) (STREAM), C(server_to_client) (MAERTS), C(bidirectional) (RR).
+      type: str
+      sample: client_to_server
+    parallel:
+      description: Streams per process (always 1 for netperf).
+      type: int
+      sample: 1
+    duration_s:
+      description: Requested duration.
+      type: float
+      sample: 60.0
+    options:
+      description: The module's test options as given.
+      type: dict
+      sample: {test: tcp_stream, data_port: 12866, cpu: true, interval: 1, process_ports: same}
+    command:
+      description: The argv of the (first) netperf process.
+      type: list
+      elements: str
+      sample: [/usr/bin/netperf, -H, 10.213.1.11, -p, '12865', -t, TCP_STREAM, -l, '60', -c, -C, -D, '1', -P, '0',
+               '--', -P, ',12866', -o, 'THROUGHPUT,THROUGHPUT_UNITS,...']
+    commands:
+      description: The argv of every process.
+      type: list
+      elements: list
+      sample: [[/usr/bin/netperf, -H, 10.213.1.11, '...']]
+    client:
+      description: Client side C({name, address, interface, mtu}).
+      type: dict
+      sample: {name: lab1, address: null, interface: data0, mtu: 1500}
+    server:
+      description: Server side C({name, address, interface, mtu}).
+      type: dict
+      sample: {name: 10.213.1.11, address: 10.213.1.11, interface: null, mtu: null}
+    metrics:
+      description:
+        - Name to C({value, unit, higher_is_better}). STREAM C(throughput_mbps), C(throughput_sent_mbps),
+          C(throughput_received_mbps), (UDP) C(lost_percent); RR C(transactions_per_s), C(latency_us_mean),
+          C(latency_us_p50), C(latency_us_p90), C(latency_us_p99), C(latency_us_min), C(latency_us_max),
+          C(latency_us_stddev); C(cpu_local_pct), C(cpu_remote_pct), (TCP) C(retransmits);
+          C(nic_rx_mbps), C(nic_tx_mbps) with O(nic_interface).
+      type: dict
+      sample: {throughput_mbps: {value: 9412.31, unit: Mbit/s, higher_is_better: true},
+               cpu_local_pct: {value: 12.5, unit: '%', higher_is_better: false}}
+    primary:
+      description: C(throughput_mbps) for STREAM tests, C(transactions_per_s) for RR tests.
+      type: str
+      sample: throughput_mbps
+    intervals:
+      description:
+        - Interim results (O(interval)), C({t, throughput_mbps}) or C({t, transactions_per_s}); UDP_STREAM
+          C({t, throughput_sent_mbps}) (netperf's interim rate is the sender's there). With several processes,
+          the i-th samples of all processes are summed.
+      type: list
+      elements: dict
+      sample: [{t: 1.0, throughput_mbps: 9398.2}, {t: 2.0, throughput_mbps: 9420.7}]
+    nic:
+      description: NIC byte counters sampled each second during the test (with O(nic_interface)), else null.
+      type: dict
+      sample: {interface: data0, samples: [{t: 0.0, rx_bytes: 1200, tx_bytes: 5600, rx_packets: 10, tx_packets: 40}],
+               rx_mbps: 12.1, tx_mbps: 9502.3}
+    processes:
+      description: With O(processes) > 1, each process C({port (its server data port), metrics, status, error}); else null.
+      type: list
+      elements: dict
+      sample: [{port: 12866, metrics: {throughput_mbps: {value: 2351.2, unit: Mbit/s, higher_is_better: true}},
+                status: ok, error: null}]
+    status:
+      description: C(ok), C(failed) or C(skipped) (check mode).
+      type: str
+      sample: ok
+    error:
+      description: Clear text of what went wrong, null when ok.
+      type: str
+      sample: "netperf exited 255: establish control: are you sure there is a netserver listening on 10.213.1.11 at port 12865?"
+    raw:
+      description: netperf output, bounded to 64 KiB.
+      type: str
+      sample: "9412.31,10^6bits/s,60.00,TCP,Send,..."
+confidence:
+  description: With O(confidence), per process C({iterations, width_pct, level_pct, requested_width_pct, achieved}).
+  returned: when O(confidence) is set and the test ran
+  type: list
+  elements: dict
+  sample: [{iterations: 3, width_pct: 1.7, level_pct: 99, requested_width_pct: 5.0, achieved: true}]
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.perflab.network.plugins.module_utils import common_args
+from ansible_collections.perflab.network.plugins.module_utils import parse_netperf
+from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.nic import NicSampler
+
+DEFAULT_CONTROL_PORT = 12865
+TEST_OPTIONS = ('test', 'data_port', 'local_data_port', 'process_ports', 'request_size', 'response_size',
+                'message_size', 'local_socket_buffer', 'remote_socket_buffer', 'cpu', 'interval', 'confidence')
+LOOPBACK_PREFIXES = ('127.', '::1', 'localhost')
+
+
+def argument_spec():
+    spec = common_args.common_argument_spec()
+    spec.update(
+        test=dict(type='str', default='tcp_stream', choices=sorted(parse_netperf.TESTS)),
+        data_port=dict(type='int', default=12866),
+        local_data_port=dict(type='int'),
+        process_ports=dict(type='str', default='same', choices=['same', 'consecutive']),
+        request_size=dict(type='int'),
+        response_size=dict(type='int'),
+        message_size=dict(type='int'),
+        local_socket_buffer=dict(type='int'),
+        remote_socket_buffer=dict(type='int'),
+        cpu=dict(type='bool', default=True),
+        interval=dict(type='int', default=1),
+        confidence=dict(type='dict', options=dict(
+            level=dict(type='int', default=99, choices=[95, 99]),
+            width=dict(type='float', default=5.0),
+            min_iterations=dict(type='int', default=3),
+            max_iterations=dict(type='int', default=10),
+        )),
+        netperf_path=dict(type='path'),
+    )
+    return spec
+
+
+def option_errors(params):
+    """Problems with the netperf-specific options (empty list when all is well)."""
+    errors = []
+    kind = parse_netperf.TESTS[params['test']][3]
+    if params.get('parallel', 1) != 1:
+        errors.append('parallel must be 1: netperf runs one stream per process (use processes), got %d'
+                      % params['parallel'])
+    processes = params.get('processes') or 1
+    for field in ('data_port', 'local_data_port'):
+        value = params.get(field)
+        if value is None or (field == 'data_port' and value == 0):
+            continue
+        if not 1 <= value <= 65535 or value + processes - 1 > 65535:
+            errors.append('%s must be between 1 and %d (it is followed by processes - 1 more ports), got %d'
+                          % (field, 65535 - processes + 1, value))
+    for field, low, high in (('request_size', 1, 1 << 30), ('response_size', 1, 1 << 30),
+                             ('message_size', 1, 1 << 30), ('local_socket_buffer', 1, 1 << 31),
+                             ('remote_socket_buffer', 1, 1 << 31), ('interval', 0, 3600)):
+        value = params.get(field)
+        if value is not None and not low <= value <= high:
+            errors.append('%s must be between %d and %d, got %d' % (field, low, high, value))
+    if kind == 'stream':
+        for field in ('request_size', 'response_size'):
+            if params.get(field) is not None:
+                errors.append('%s applies to tcp_rr, tcp_crr and udp_rr only, not %s' % (field, params['test']))
+    elif params.get('message_size') is not None:
+        errors.append('message_size applies to tcp_stream, tcp_maerts and udp_stream only, not %s' % params['test'])
+    if params['test'] == 'udp_stream' and params.get('message_size') is not None and params['message_size'] > 65507:
+        errors.append('message_size must be at most 65507 for udp_stream (the largest UDP datagram), got %d'
+                      % params['message_size'])
+    local, remote = params.get('local_data_port'), params.get('data_port')
+    server = params.get('server') or ''
+    if local and remote and server.startswith(LOOPBACK_PREFIXES):
+        # ranges local..local+n-1 and remote..remote+n-1 must not overlap on one host
+        if abs(local - remote) < processes:
+            errors.append('local_data_port and data_port ranges overlap while the server is this host (%s): '
+                          'the data socket would connect to itself' % server)
+    conf = params.get('confidence')
+    if conf:
+        if not 0 < conf['width'] <= 100:
+            errors.append('confidence.width must be more than 0 and at most 100 (percent), got %s' % conf['width'])
+        for field in ('min_iterations', 'max_iterations'):
+            if not 3 <= conf[field] <= 30:
+                errors.append('confidence.%s must be between 3 and 30, got %d' % (field, conf[field]))
+        if conf['min_iterations'] > conf['max_iterations']:
+            errors.append('confidence.min_iterations (%d) must not exceed confidence.max_iterations (%d)'
+                          % (conf['min_iterations'], conf['max_iterations']))
+    return errors
+
+
+def _number(value):
+    # netperf reads "1e3" or "4M" suffixes too; the module passes plain integers only
+    return '%d' % value
+
+
+def build_command(params, netperf, index=0):
+    """argv of client process ``index`` (0-based)."""
+    name = parse_netperf.TESTS[params['test']][0]
+    kind = parse_netperf.TESTS[params['test']][3]
+    control_port = params.get('port') or DEFAULT_CONTROL_PORT
+    if params.get('process_ports') == 'consecutive':
+        control_port += index
+    argv = [netperf, '-H', params['server'], '-p', _number(control_port), '-t', name,
+            '-l', _number(params['duration'])]
+    if params.get('bind'):
+        argv += ['-L', params['bind']]
+    if params.get('cpu'):
+        argv += ['-c', '-C']
+    if params.get('interval'):
+        argv += ['-D', _number(params['interval'])]
+    conf = params.get('confidence')
+    if conf:
+        argv += ['-i', '%d,%d' % (conf['max_iterations'], conf['min_iterations']),
+                 '-I', '%d,%s' % (conf['level'], ('%g' % conf['width']))]
+    argv += ['-P', '0', '--']
+    local, remote = params.get('local_data_port'), params.get('data_port')
+    if local or remote:
+        argv += ['-P', '%s,%s' % (_number(local + index) if local else '',
+                                  _number(remote + index) if remote else '')]
+    if kind == 'stream' and params.get('message_size'):
+        argv += ['-m', _number(params['message_size'])]
+    if kind == 'rr' and (params.get('request_size') or params.get('response_size')):
+        request = params.get('request_size') or 1
+        response = params.get('response_size') or request
+        argv += ['-r', '%d,%d' % (request, response)]
+    if params.get('local_socket_buffer'):
+        argv += ['-s', _number(params['local_socket_buffer'])]
+    if params.get('remote_socket_buffer'):
+        argv += ['-S', _number(params['remote_socket_buffer'])]
+    argv += ['-o', ','.join(parse_netperf.selectors_for(params['test']))]
+    return argv
+
+
+def test_id(params):
+    parts = ['netperf', parse_netperf.TESTS[params['test']][0]]
+    if (params.get('processes') or 1) > 1:
+        parts.append('processes=%d' % params['processes'])
+    if params.get('request_size') or params.get('response_size'):
+        request = params.get('request_size') or 1
+        parts.append('r=%d,%d' % (request, params.get('response_size') or request))
+    if params.get('message_size'):
+        parts.append('m=%d' % params['message_size'])
+    return '/'.join(parts)
+
+
+def server_data_port(params, index):
+    if params.get('data_port'):
+        return params['data_port'] + index
+    control = params.get('port') or DEFAULT_CONTROL_PORT
+    return control + index if params.get('process_ports') == 'consecutive' else control
+
+
+def tool_version(netperf):
+    result = process.run([netperf, '-V'], timeout=10)
+    return parse_netperf.parse_version(result.stdout + result.stderr)
+
+
+def _timeout(params):
+    conf = params.get('confidence')
+    extra = params['duration'] * (conf['max_iterations'] - 1) if conf else 0
+    return common_args.effective_timeout(params, extra=extra + 5)
+
+
+def _run(params, argvs, timeout):
+    if len(argvs) == 1:
+        return [process.run(argvs[0], timeout=timeout)]
+    return process.run_many(argvs, timeout=timeout)
+
+
+def _parse_proc(params, proc):
+    if proc.timed_out:
+        return {'metrics': {}, 'intervals': [], 'values': {},
+                'error': 'netperf did not finish within %s s and was killed (raise timeout?)' % _timeout(params)}
+    return parse_netperf.parse_result(params['test'], proc.stdout, proc.stderr, proc.rc,
+                                      parse_netperf.selectors_for(params['test']))
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    params = module.params
+    common_args.validate_common(module, default_port=DEFAULT_CONTROL_PORT)
+    errors = option_errors(params)
+    if errors:
+        module.fail_json(msg='; '.join(errors))
+
+    netperf = process.which(params.get('netperf_path') or 'netperf')
+    if not netperf:
+        if params.get('netperf_path'):
+            module.fail_json(msg='netperf_path %s is not an executable file' % params['netperf_path'])
+        module.fail_json(msg=process.missing_tool_message('netperf'))
+
+    name, protocol, direction, kind = parse_netperf.TESTS[params['test']]
+    options = dict((key, params.get(key)) for key in TEST_OPTIONS)
+    processes = params.get('processes') or 1
+    argvs = [build_command(params, netperf, index) for index in range(processes)]
+    record = rec.new_record(params, 'netperf', params['test'], protocol, direction, test_id(params),
+                            options=options, tool_version=tool_version(netperf))
+    rec.set_commands(record, argvs)
+    rec.set_primary(record, 'transactions_per_s' if kind == 'rr' else 'throughput_mbps')
+
+    if module.check_mode:
+        rec.finish_record(record, None, 'skipped', error='check mode: netperf did not run')
+        module.exit_json(changed=False, perflab_result=[record])
+
+    timeout = _timeout(params)
+    if params.get('nic_interface'):
+        with NicSampler(params['nic_interface']) as sampler:
+            procs = _run(params, argvs, timeout)
+        rec.add_nic(record, sampler.result())
+    else:
+        procs = _run(params, argvs, timeout)
+
+    parsed = [_parse_proc(params, proc) for proc in procs]
+    conf = params.get('confidence')
+    confidence = []
+    if conf:
+        for result in parsed:
+            reached = parse_netperf.confidence(result['values'], conf['level'], conf['width'])
+            if reached is not None:
+                confidence.append(reached)
+                if reached['achieved'] is False:
+                    module.warn('netperf did not reach %s%% +/-%g%% within %d iterations (width %.3g%%)'
+                                % (conf['level'], conf['width'] / 2.0, conf['max_iterations'], reached['width_pct']))
+
+    failures = ['process %d: %s' % (index + 1, result['error']) if processes > 1 else result['error']
+                for index, result in enumerate(parsed) if result['error']]
+    if processes > 1:
+        for index, result in enumerate(parsed):
+            metrics = dict((metric, rec.metric(value, rec.METRICS[metric][0], rec.METRICS[metric][1]))
+                           for metric, value in result['metrics'].items())
+            rec.add_process(record, server_data_port(params, index), metrics,
+                            status='failed' if result['error'] else 'ok', error=result['error'])
+        combined = parse_netperf.combine_metrics(params['test'], [result['metrics'] for result in parsed],
+                                                 [result['values'] for result in parsed])
+        record['intervals'] = parse_netperf.combine_intervals([result['intervals'] for result in parsed])
+    else:
+        combined = parsed[0]['metrics']
+        record['intervals'] = parsed[0]['intervals']
+    if not failures:
+        rec.add_metrics(record, combined)
+
+    raw = '\n'.join('%s\n%s%s' % (' '.join(proc.argv), proc.stdout, proc.stderr) if processes > 1
+                    else proc.stdout + proc.stderr for proc in procs)
+    first = procs[0]
+    first.started_at = min(proc.started_at for proc in procs)
+    first.ended_at = max(proc.ended_at for proc in procs)
+    if failures:
+        rec.finish_record(record, first, 'failed', error='; '.join(failures), raw=raw)
+        module.fail_json(msg=record['error'], perflab_result=[record], confidence=confidence)
+    rec.finish_record(record, first, 'ok', raw=raw)
+    if record['status'] != 'ok':
+        module.fail_json(msg=record['error'], perflab_result=[record], confidence=confidence)
+    result = dict(changed=False, perflab_result=[record])
+    if conf:
+        result['confidence'] = confidence
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

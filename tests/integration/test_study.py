@@ -1,0 +1,131 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The study, for real: tools installed over SSH, stock vs tuned with the quick
+suite between two lab hosts, every result in the JSONL, resume after an interrupt."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from conftest import BIN, ENV, ROOT, run_playbook
+
+pytestmark = pytest.mark.lab
+NAME, MGMT, DATA = 'itstudy', '10.235.0.0/24', '10.235.1.0/24'
+SUITE = ROOT / 'roles' / 'benchmark' / 'files' / 'suites' / 'quick.yml'
+DURATION = 2
+
+
+def quick_test_ids():
+    sys.path.insert(0, str(ROOT / '.collections'))
+    from ansible_collections.perflab.network.plugins.module_utils import suite
+    return [t['test_id'] for t in suite.expand_suite(yaml.safe_load(SUITE.read_text()))]
+
+
+def read_jsonl(path):
+    records = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                records.append(json.loads(line))
+    return records
+
+
+@pytest.fixture(scope='module')
+def lab(lab_factory):
+    return lab_factory(NAME, hosts=2, mgmt=MGMT, data=DATA)
+
+
+@pytest.fixture(scope='module')
+def study(lab, tmp_path_factory):
+    results = tmp_path_factory.mktemp('results')
+    res = run_playbook('playbooks/stock_vs_tuned.yml', lab.inventory,
+                       {'perflab_suite': 'quick', 'perflab_duration': DURATION, 'perflab_run_id': 'itstudy-svt',
+                        'perflab_results_dir': str(results)},
+                       env={'PERFLAB_RESULTS_DIR': str(results)})
+    return res, results
+
+
+def test_stock_vs_tuned_records_every_test_for_both_labels(study):
+    res, results = study
+    assert res.rc == 0, res.stdout[-5000:] + res.stderr[-2000:]
+    records = [r for r in read_jsonl(results / 'itstudy-svt.jsonl') if r['schema'] == 'perflab.result/1']
+    by_label = {}
+    for r in records:
+        by_label.setdefault(r['config'], {})[r['test_id']] = r
+    assert sorted(by_label) == ['Debian 12 stock', 'Debian 12 tuned']
+    for label, tests in by_label.items():
+        assert sorted(tests) == sorted(quick_test_ids()), label
+        for tid, r in tests.items():
+            if r['tool'] == 'ethr' and not os.environ.get('PERFLAB_ETHR_BINARY'):
+                assert r['status'] == 'skipped' and 'ethr' in r['error'], r
+                continue
+            assert r['status'] == 'ok', (label, tid, r['error'], r['raw'][-500:])
+            assert r['metrics'][r['primary']]['value'] > 0
+            assert r['client']['name'] == 'lab2' and r['server']['name'] == 'lab1'
+    systems = [r for r in read_jsonl(results / 'itstudy-svt.jsonl') if r['schema'] == 'perflab.system/1']
+    assert {(s['host'], s['config']) for s in systems} >= {('lab1', 'Debian 12 stock'), ('lab2', 'Debian 12 tuned')}
+    assert (results / 'itstudy-svt.xlsx').exists()
+
+
+def test_study_leaves_no_server_and_restores_stock(study, lab):
+    res, _ = study
+    assert res.rc == 0
+    for host in ('lab1', 'lab2'):
+        ps = lab.ssh(host, ['ps', '-eo', 'comm='], check=True).stdout.split()
+        assert not {'iperf3', 'netserver', 'nuttcp', 'ethr'} & set(ps), (host, ps)
+        assert lab.ssh(host, ['test', '-e', '/var/lib/perflab/tuning/stock.json']).returncode == 1
+
+
+def test_preflight_refuses_bad_plans_before_any_change(lab):
+    for extra, message in [({'perflab_suite': 'nope'}, "unknown suite 'nope'"),
+                           ({'perflab_duration': 0}, 'perflab_duration'),
+                           ({'perflab_repetitions': 500}, 'perflab_repetitions'),
+                           ({'perflab_suite': str(ROOT / 'tests' / 'integration' / 'files' / 'empty-suite.yml')}, 'has no tests')]:
+        before = lab.ssh('lab1', ['sh', '-c', 'ls /var/lib/perflab /opt 2>/dev/null; dpkg -l | wc -l']).stdout
+        res = run_playbook('playbooks/benchmark.yml', lab.inventory, extra)
+        assert res.rc != 0 and message in res.stdout, (extra, res.stdout[-3000:])
+        assert 'Install the tools' not in [t['task']['name'] for p in res.plays for t in p.get('tasks', [])]
+        assert lab.ssh('lab1', ['sh', '-c', 'ls /var/lib/perflab /opt 2>/dev/null; dpkg -l | wc -l']).stdout == before
+
+
+def test_interrupted_run_resumes_with_only_what_was_missing(lab, tmp_path):
+    run_id = 'itstudy-resume'
+    argv = [str(BIN / 'ansible-playbook'), str(ROOT / 'playbooks' / 'benchmark.yml'), '-i', str(lab.inventory),
+            '-e', json.dumps({'perflab_suite': 'quick', 'perflab_duration': DURATION, 'perflab_run_id': run_id,
+                              'perflab_results_dir': str(tmp_path), 'perflab_install_tools': False})]
+    env = dict(ENV, PERFLAB_RESULTS_DIR=str(tmp_path))
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    path = tmp_path / (run_id + '.jsonl')
+    deadline = time.time() + 300
+    # interrupt once two tests are recorded
+    while time.time() < deadline:
+        if path.exists() and sum(1 for r in read_jsonl(path) if r['schema'] == 'perflab.result/1' and r['status'] == 'ok') >= 2:
+            break
+        time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    first = [r for r in read_jsonl(path) if r['schema'] == 'perflab.result/1']
+    done_first = {r['test_id'] for r in first if r['status'] == 'ok'}
+    assert 2 <= len(done_first) < len(quick_test_ids())
+    # no test server outlives the interrupt for long (the role stops them in `always`, the idle timeout else)
+    res = run_playbook('playbooks/benchmark.yml', lab.inventory,
+                       {'perflab_suite': 'quick', 'perflab_duration': DURATION, 'perflab_run_id': run_id,
+                        'perflab_results_dir': str(tmp_path), 'perflab_install_tools': False},
+                       env={'PERFLAB_RESULTS_DIR': str(tmp_path)})
+    assert res.rc == 0, res.stdout[-4000:]
+    second = [r for r in read_jsonl(path) if r['schema'] == 'perflab.result/1'][len(first):]
+    ran_again = {r['test_id'] for r in second if r['status'] == 'ok'}
+    assert not ran_again & done_first
+    assert done_first | ran_again | {r['test_id'] for r in second if r['status'] == 'skipped'} == set(quick_test_ids())

@@ -1,0 +1,292 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+import socket
+import tempfile
+import time
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.modules import ethr
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'ethr', '1.0.0-5')
+ETHR = '/opt/perflab/bin/ethr'
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name)) as handle:
+        return handle.read()
+
+
+class FakeEthr(object):
+    """Stands in for process.run / run_many: `ethr -h` gives the help, client runs give fixtures."""
+
+    def __init__(self, outputs, rc=0, help_text=None):
+        self.outputs = list(outputs)
+        self.rc = rc
+        self.help_text = fixture('help.txt') if help_text is None else help_text
+        self.calls = []
+
+    def result(self, argv):
+        self.calls.append(list(argv))
+        if argv[1:] == ['-h']:
+            return process.ProcessResult(argv, rc=0, stdout=self.help_text)
+        return process.ProcessResult(argv, rc=self.rc, stdout=self.outputs.pop(0),
+                                     started_at='2026-11-29T18:23:19.000Z', ended_at='2026-11-29T18:23:25.000Z')
+
+    def run(self, argv, timeout, env=None):
+        self.timeout = timeout
+        return self.result(argv)
+
+    def run_many(self, argvs, timeout, env=None):
+        return [self.result(argv) for argv in argvs]
+
+    @property
+    def client_calls(self):
+        return [call for call in self.calls if call[1:] != ['-h']]
+
+
+@pytest.fixture
+def tools(monkeypatch):
+    def install(outputs, rc=0, help_text=None, installed=True):
+        fake = FakeEthr(outputs, rc, help_text)
+        monkeypatch.setattr(process, 'run', fake.run)
+        monkeypatch.setattr(process, 'run_many', fake.run_many)
+        monkeypatch.setattr(process, 'which', lambda tool: (ETHR if installed else None))
+        monkeypatch.setattr(ethr, 'EXTRA_ETHR_PATHS', ())
+        return fake
+    return install
+
+
+def run_module(args, capsys, check_mode=False):
+    if check_mode:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            ethr.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def test_tcp_bandwidth(tools, capsys):
+    fake = tools([fixture('tcp_bw.txt')])
+    result = run_module({'server': '10.77.0.1', 'duration': 5}, capsys)
+    assert fake.client_calls == [[ETHR, '-c', '10.77.0.1', '-port', '8888', '-t', 'b', '-p', 'tcp', '-n', '1',
+                                  '-d', '5s', '-no']]
+    assert fake.timeout == 5 + 5 + 30
+    record = result['perflab_result'][0]
+    assert record['status'] == 'ok'
+    assert record['tool'] == 'ethr' and record['tool_version'] == 'v1.0.0-5-g86e0704'
+    assert (record['test'], record['protocol'], record['direction']) == ('tcp_stream', 'tcp', 'client_to_server')
+    assert record['test_id'] == 'ethr/tcp/bandwidth/threads=1'
+    assert record['primary'] == 'throughput_mbps'
+    assert record['metrics']['throughput_mbps']['value'] == pytest.approx(13320.0)
+    assert len(record['intervals']) == 5
+    assert record['raw'] == fixture('tcp_bw.txt')
+
+
+def test_tcp_bandwidth_threads_and_options(tools, capsys):
+    fake = tools([fixture('tcp_bw_n4.txt')])
+    result = run_module({'server': '10.99.0.1', 'parallel': 4, 'duration': 3, 'port': 9999, 'bind': '10.99.0.2',
+                         'buffer_length': 131072, 'rate_mbps': 2500, 'warmup': 2, 'decimal_precision': 2}, capsys)
+    assert fake.client_calls == [[ETHR, '-c', '10.99.0.1', '-port', '9999', '-t', 'b', '-p', 'tcp', '-n', '4',
+                                  '-d', '3s', '-ip', '10.99.0.2', '-l', '131072', '-b', '2500000000', '-w', '2',
+                                  '-dp', '2', '-no']]
+    record = result['perflab_result'][0]
+    assert record['test_id'] == 'ethr/tcp/bandwidth/threads=4'
+    assert record['parallel'] == 4
+    assert record['metrics']['throughput_mbps']['value'] == pytest.approx(9566.667, abs=1e-3)
+
+
+def test_reverse(tools, capsys):
+    fake = tools([fixture('tcp_bw_reverse.txt')])
+    result = run_module({'server': '10.99.0.1', 'reverse': True, 'duration': 3}, capsys)
+    assert fake.client_calls[0][-3:] == ['3s', '-r', '-no']
+    record = result['perflab_result'][0]
+    assert (record['test'], record['direction']) == ('tcp_maerts', 'server_to_client')
+    assert record['test_id'] == 'ethr/tcp/bandwidth/threads=1/reverse'
+
+
+def test_udp_bandwidth(tools, capsys):
+    fake = tools([fixture('udp_bw.txt')])
+    result = run_module({'server': '10.77.0.1', 'protocol': 'udp', 'parallel': 8, 'buffer_length': 1472}, capsys)
+    assert fake.client_calls[0][5:10] == ['-t', 'b', '-p', 'udp', '-n']
+    record = result['perflab_result'][0]
+    assert (record['test'], record['protocol']) == ('udp_stream', 'udp')
+    assert record['test_id'] == 'ethr/udp/bandwidth/threads=8'
+    assert record['metrics']['packets_per_s']['value'] == pytest.approx(30200.0)
+
+
+def test_connections(tools, capsys):
+    fake = tools([fixture('tcp_cps.txt')])
+    result = run_module({'server': '10.77.0.1', 'test': 'connections', 'parallel': 64, 'duration': 5}, capsys)
+    assert fake.client_calls[0] == [ETHR, '-c', '10.77.0.1', '-port', '8888', '-t', 'c', '-p', 'tcp', '-n', '64',
+                                    '-d', '5s', '-no']
+    record = result['perflab_result'][0]
+    assert record['test'] == 'connections'
+    assert record['test_id'] == 'ethr/tcp/connections/threads=64'
+    assert record['primary'] == 'connections_per_s'
+    assert record['metrics']['connections_per_s'] == {'value': pytest.approx(10420.0), 'unit': '1/s',
+                                                      'higher_is_better': True}
+
+
+def test_latency(tools, capsys):
+    fake = tools([fixture('tcp_lat.txt')])
+    result = run_module({'server': '10.77.0.1', 'test': 'latency', 'iterations': 1000, 'gap': 0.5,
+                         'duration': 5}, capsys)
+    assert fake.client_calls[0][5:] == ['-t', 'l', '-p', 'tcp', '-n', '1', '-d', '5s', '-i', '1000', '-g', '500ms',
+                                        '-no']
+    record = result['perflab_result'][0]
+    assert (record['test'], record['direction']) == ('tcp_latency', 'bidirectional')
+    assert record['primary'] == 'latency_us_mean'
+    assert record['metrics']['latency_us_max']['value'] == 421.004
+    assert record['metrics']['latency_us_p50']['value'] == pytest.approx(33.6195)
+    # one sample per measurement, gap apart
+    assert [sample['t'] for sample in record['intervals']] == [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+
+
+def test_packets(tools, capsys):
+    fake = tools([fixture('udp_pps-from-docs.txt')])
+    result = run_module({'server': '10.77.0.1', 'test': 'packets', 'duration': 3}, capsys)
+    assert fake.client_calls[0][5:9] == ['-t', 'p', '-p', 'udp']
+    record = result['perflab_result'][0]
+    assert (record['test'], record['protocol']) == ('packets', 'udp')
+    assert record['metrics']['packets_per_s']['value'] == pytest.approx(405333.33, abs=0.01)
+
+
+def test_unreachable_server_is_a_failure_despite_exit_0(tools, capsys):
+    tools([fixture('unreachable.txt')], rc=0)
+    result = run_module({'server': '10.99.0.9'}, capsys)
+    assert result['failed'] is True
+    assert result['msg'] == 'ethr: Error dialing control connection: dial tcp4 :0->10.99.0.9:8888: i/o timeout'
+    assert result['perflab_result'][0]['status'] == 'failed'
+
+
+def test_http_listed_in_help_but_refused(tools, capsys):
+    fake = tools([fixture('http_bw.txt')], rc=1)
+    result = run_module({'server': '10.77.0.1', 'test': 'http'}, capsys)
+    assert fake.client_calls[0][5:9] == ['-t', 'b', '-p', 'http']
+    assert result['failed'] is True
+    assert result['msg'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
+                             '(its help still lists http; ethr 1.0 removed the HTTP tests)')
+    assert result['perflab_result'][0]['test_id'] == 'ethr/http/bandwidth/threads=1'
+
+
+def test_http_not_in_help_fails_before_running(tools, capsys):
+    # the real help with http/https taken out, as a build without HTTP prints it
+    help_text = fixture('help.txt').replace('"tcp", "udp", "http", "https", or "icmp"', '"tcp", "udp", or "icmp"')
+    fake = tools([], help_text=help_text)
+    result = run_module({'server': '10.77.0.1', 'test': 'http'}, capsys)
+    assert fake.client_calls == []
+    assert result['msg'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: its help lists only '
+                             'tcp, udp, icmp')
+
+
+def test_decimal_precision_needs_dp_in_help(tools, capsys):
+    help_text = '\n'.join(line for line in fixture('help.txt').splitlines() if not line.strip().startswith('-dp'))
+    fake = tools([], help_text=help_text)
+    result = run_module({'server': '10.77.0.1', 'decimal_precision': 2}, capsys)
+    assert fake.client_calls == []
+    assert result['msg'] == 'decimal_precision needs an ethr whose help lists -dp; v1.0.0-5-g86e0704 does not'
+
+
+def test_two_processes(tools, capsys):
+    fake = tools([fixture('tcp_bw.txt'), fixture('tcp_bw_reverse.txt')])
+    result = run_module({'server': '10.77.0.1', 'processes': 2}, capsys)
+    assert [call[3:5] for call in fake.client_calls] == [['-port', '8888'], ['-port', '8889']]
+    record = result['perflab_result'][0]
+    assert record['test_id'] == 'ethr/tcp/bandwidth/threads=1/processes=2'
+    assert [p['port'] for p in record['processes']] == [8888, 8889]
+    assert record['metrics']['throughput_mbps']['value'] == pytest.approx(13320.0 + 5533.333, abs=1e-3)
+    assert [s['t'] for s in record['intervals']] == [1.0, 2.0, 3.0]
+
+
+def test_check_mode(tools, capsys):
+    fake = tools([])
+    result = run_module({'server': '10.77.0.1', 'test': 'connections'}, capsys, check_mode=True)
+    assert fake.client_calls == []
+    record = result['perflab_result'][0]
+    assert record['status'] == 'skipped'
+    assert record['command'] == [ETHR, '-c', '10.77.0.1', '-port', '8888', '-t', 'c', '-p', 'tcp', '-n', '1',
+                                 '-d', '10s', '-no']
+
+
+def test_missing_binary(tools, capsys):
+    tools([], installed=False)
+    result = run_module({'server': '10.77.0.1'}, capsys)
+    assert result['failed'] is True
+    assert result['msg'].startswith('ethr is not installed on this host (looked on PATH and in ')
+
+
+def test_ethr_path_not_executable(tools, capsys):
+    tools([], installed=False)
+    result = run_module({'server': '10.77.0.1', 'ethr_path': '/nonexistent/ethr'}, capsys)
+    assert result['msg'] == 'ethr_path /nonexistent/ethr is not an executable file'
+
+
+def test_found_in_opt_perflab(monkeypatch, tmp_path):
+    binary = tmp_path / 'ethr'
+    binary.write_text(u'#!/bin/sh\n')
+    binary.chmod(0o755)
+    monkeypatch.setattr(process, 'which', lambda tool: None)
+    monkeypatch.setattr(ethr, 'EXTRA_ETHR_PATHS', (str(binary),))
+    assert ethr.find_ethr() == str(binary)
+
+
+@pytest.mark.parametrize('args, message', [
+    ({'test': 'connections', 'protocol': 'udp'}, 'protocol udp applies to the bandwidth test only'),
+    ({'test': 'latency', 'reverse': True}, 'reverse applies to the TCP bandwidth test only'),
+    ({'protocol': 'udp', 'reverse': True}, 'reverse applies to the TCP bandwidth test only'),
+    ({'test': 'latency', 'buffer_length': 1000}, 'buffer_length applies to the bandwidth tests only'),
+    ({'iterations': 10}, 'iterations applies to the latency test only'),
+    ({'test': 'latency', 'processes': 2}, 'processes must be 1 for the latency test'),
+    ({'protocol': 'udp', 'buffer_length': 70000}, 'buffer_length must be between 1 and 65507, got 70000'),
+    ({'rate_mbps': -1}, 'rate_mbps must be between 0 and 10000000'),
+    ({'parallel': 0}, 'parallel must be between 1 and 128, got 0'),
+    ({'server': '$(reboot)'}, 'server must be an IP address or a host name'),
+])
+def test_bad_input(tools, capsys, args, message):
+    fake = tools([])
+    result = run_module(dict({'server': '10.77.0.1'}, **args), capsys)
+    assert result['failed'] is True
+    assert message in result['msg']
+    assert fake.calls == []
+
+
+# ---------------------------------------------------------------- live, when a binary is there
+
+def _free_port():
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+def test_live_loopback_bandwidth(capsys):
+    binary = ethr.find_ethr()
+    if binary is None:
+        pytest.skip('no ethr binary on this host (looked on PATH and in /opt/perflab/bin): no registry has ethr, '
+                    'install the release binary to run the live ethr test')
+    port = _free_port()
+    log = tempfile.NamedTemporaryFile(prefix='h2-ethr-server-', suffix='.log', delete=False)
+    log.close()
+    pid = process.spawn_detached([binary, '-s', '-ip', '127.0.0.1', '-port', str(port), '-no'], log.name)
+    try:
+        deadline = time.time() + 5
+        while time.time() < deadline and not process.port_accepts('127.0.0.1', port):
+            time.sleep(0.1)
+        result = run_module({'server': '127.0.0.1', 'port': port, 'duration': 2, 'ethr_path': binary}, capsys)
+        record = result['perflab_result'][0]
+        assert record['status'] == 'ok', record['error']
+        assert record['metrics']['throughput_mbps']['value'] > 0
+    finally:
+        process.kill_group(pid)
+        os.unlink(log.name)
