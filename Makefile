@@ -17,7 +17,8 @@ LAB_RATE_MBIT ?= 0
 LAB_INVENTORY ?= $(if $(filter perflab,$(LAB_NAME)),inventories/lab/hosts.yml,inventories/lab-$(LAB_NAME)/hosts.yml)
 LAB_VARS = -e lab_name=$(LAB_NAME) -e lab_hosts=$(LAB_HOSTS) -e lab_mgmt_subnet=$(LAB_MGMT_SUBNET) \
 	-e lab_data_subnet=$(LAB_DATA_SUBNET) -e lab_mtu=$(LAB_MTU) -e lab_rate_mbit=$(LAB_RATE_MBIT)
-MAIN_PLAYBOOK ?= playbooks/lab_smoke.yml
+MAIN_PLAYBOOK ?= playbooks/stock_vs_tuned.yml
+MAIN_VARS ?= -e perflab_suite=quick
 # outside the checkout: inside it, ansible-test would list files through the checkout's git
 SANITY_ROOT := /tmp/perflab-sanity-$(shell echo $(CURDIR) | md5sum | cut -c1-8)/ansible_collections/perflab/network
 
@@ -36,7 +37,7 @@ lab-up:
 	$(ANSIBLE_PLAYBOOK) playbooks/lab_up.yml $(LAB_VARS)
 
 lab-main:
-	$(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) $(MAIN_PLAYBOOK)
+	$(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) $(MAIN_PLAYBOOK) $(MAIN_VARS)
 
 lab-down:
 	$(ANSIBLE_PLAYBOOK) playbooks/lab_down.yml $(LAB_VARS)

@@ -28,7 +28,7 @@ TOOL_OPTIONS = {
     'iperf3': ('bitrate', 'omit', 'window', 'mss', 'zerocopy', 'length', 'congestion', 'connect_timeout'),
     'netperf': ('request_size', 'response_size', 'message_size', 'local_socket_buffer', 'remote_socket_buffer',
                 'cpu', 'confidence'),
-    'nuttcp': ('rate', 'window', 'length'),
+    'nuttcp': ('bitrate', 'window', 'length'),
     'ethr': ('protocol', 'reverse', 'buffer_length', 'rate_mbps', 'iterations', 'gap', 'warmup'),
 }
 ENTRY_KEYS = ('tool', 'test', 'parallel', 'processes', 'duration', 'repetitions', 'optional', 'options', 'title')
@@ -133,10 +133,9 @@ def validate_suite(suite, where='suite'):
             if key not in TOOL_OPTIONS[tool]:
                 errors.append('%s: unknown %s option %r (allowed: %s)' % (here, tool, key, ', '.join(TOOL_OPTIONS[tool])))
         if tool in ('iperf3', 'nuttcp'):
-            rate_key = 'bitrate' if tool == 'iperf3' else 'rate'
             for test in _as_list(entry.get('test')):
-                if rate_key in options and not str(test).startswith('udp'):
-                    errors.append('%s: %s is for UDP tests, not %s' % (here, rate_key, test))
+                if 'bitrate' in options and not str(test).startswith('udp'):
+                    errors.append('%s: bitrate is for UDP tests, not %s' % (here, test))
     return errors
 
 

@@ -124,7 +124,7 @@ suite:
   returned: success
   type: dict
   sample: {name: quick, file: roles/benchmark/files/suites/quick.yml}
-items:
+runs:
   description: Tests to run, one per test x pair x repetition, in order.
   returned: success
   type: list
@@ -257,7 +257,7 @@ def main():
                 for r in skipped]
     module.exit_json(
         changed=False, run_id=run_id, suite={'name': suite.get('name', p['suite']), 'file': path},
-        items=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped,
+        runs=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped,
         perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped),
                       'expected_duration_s': expected, 'skipped_done': skipped_done})
 
