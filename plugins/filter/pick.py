@@ -41,10 +41,7 @@ _value:
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.collections import is_string
 
-try:
-    from collections.abc import Mapping
-except ImportError:  # pragma: no cover
-    from collections import Mapping
+from ansible.module_utils.six.moves.collections_abc import Mapping
 
 
 def pick(data, mapping):

@@ -250,9 +250,9 @@ def main():
                % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped)),
                'expected duration: about %d min %02d s' % (expected // 60, expected % 60),
                'run id: %s' % run_id]
-    summary += ['pair %s: %s' % (pair['name'], ', '.join('%s port %d' % (s['tool'], s['port'])
-                                                           for s in servers if s['pair'] == pair['name']))
-                for pair in pairs]
+    for pair in pairs:
+        ports = ['%s port %d' % (s['tool'], s['port']) for s in servers if s['pair'] == pair['name']]
+        summary.append('pair %s: %s' % (pair['name'], ', '.join(ports)))
     summary += ['skipped %s on %s->%s: %s' % (r['test_id'], r['client']['name'], r['server']['name'], r['error'])
                 for r in skipped]
     module.exit_json(

@@ -68,13 +68,13 @@ def run_playbook(playbook, inventory=None, extra_vars=None, check=False, env=Non
         argv.append('--check')
     run_env = dict(ENV, ANSIBLE_STDOUT_CALLBACK='ansible.posix.json')
     run_env.update(env or {})
-    proc = subprocess.run(argv, cwd=ROOT, env=run_env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(argv, cwd=ROOT, env=run_env, capture_output=True, text=True, timeout=timeout, check=False)
     result = PlaybookResult(proc.returncode, proc.stdout, proc.stderr)
     # the json callback's document starts on a line of its own; other callbacks may print around it
     start = 0 if proc.stdout.startswith('{') else proc.stdout.find('\n{') + 1
     if start > 0 or proc.stdout.startswith('{'):
         try:
-            doc, _ = json.JSONDecoder().raw_decode(proc.stdout[start:])
+            doc, dummy = json.JSONDecoder().raw_decode(proc.stdout[start:])
             result.stats, result.plays = doc.get('stats', {}), doc.get('plays', [])
         except ValueError:
             pass

@@ -142,7 +142,7 @@ def test_plan_resume_skips_recorded_ok_tests(tmp_path):
 def test_servers_needed_and_expected_duration():
     tests = s.expand_suite(load('quick'))
     pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2', 'lab3'])
-    items, _ = s.build_plan(tests, pairs, {})
+    items = s.build_plan(tests, pairs, {})[0]
     servers = s.servers_needed(items, pairs)
     assert [(x['pair'], x['tool'], x['port']) for x in servers if x['pair'] == 'lab3->lab1'] == [
         ('lab3->lab1', 'ethr', 8912), ('lab3->lab1', 'iperf3', 5225), ('lab3->lab1', 'netperf', 12889),
