@@ -1,0 +1,228 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Linux sysctls through /proc/sys: read, write, read back, restore.
+
+Kernel traps handled here (seen on kernel 6.18 inside a network namespace):
+- net.core.rmem_max, wmem_max, rmem_default, wmem_default are visible but
+  read-only in a child network namespace, and ``sysctl -w`` still exits 0:
+  so we write the /proc/sys file ourselves and always read the value back.
+- net.core.netdev_max_backlog, busy_poll, busy_read, default_qdisc,
+  net.ipv4.tcp_mem and udp_mem do not exist in a child namespace.
+- Every key outside net.* (kernel.*, vm.*, fs.*) and every /sys attribute is
+  machine-wide: a lab host (a network namespace on a shared kernel) must never
+  write one.
+- The kernel prints multi-value sysctls with tabs ("4096\t131072\t6291456"):
+  values are compared after collapsing whitespace.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import errno
+import os
+import re
+
+PROC_SYS = '/proc/sys'
+CONGESTION_KEY = 'net.ipv4.tcp_congestion_control'
+AVAILABLE_CONGESTION_KEY = 'net.ipv4.tcp_available_congestion_control'
+# Present in every initial network namespace, absent in every child one.
+NETNS_PROBE_ABSENT = 'net.core.netdev_max_backlog'
+NETNS_PROBE_READONLY = 'net.core.rmem_max'
+KEY_RE = re.compile(r'^[A-Za-z0-9_]+([./][A-Za-z0-9_@:+-]+)+$')
+# sysfs attributes (the CPU frequency governor) are handled like sysctls,
+# keyed by their absolute path; all of them are machine-wide.
+SYSFS_RE = re.compile(r'^/sys(/[A-Za-z0-9_.:@+-]+)+$')
+SYS = '/sys'
+
+STATUS_APPLIED = 'applied'
+STATUS_UNCHANGED = 'unchanged'
+STATUS_SKIPPED = 'skipped'
+STATUS_RESTORED = 'restored'
+STATUS_FAILED = 'failed'
+
+
+def normalize(value):
+    """The text a sysctl value is compared as: single spaces, no padding."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return '1' if value else '0'
+    if isinstance(value, (list, tuple)):
+        return ' '.join(normalize(item) for item in value)
+    return ' '.join(str(value).split())
+
+
+def is_sysfs(key):
+    return isinstance(key, str) and key.startswith('/sys/')
+
+
+def validate_key(key):
+    """Raise ValueError unless key is a plain sysctl name or a /sys path."""
+    if is_sysfs(key):
+        if not SYSFS_RE.match(key) or '/../' in key + '/' or '/./' in key + '/':
+            raise ValueError('%r is not a sysfs attribute path' % (key,))
+        return key
+    if not isinstance(key, str) or not KEY_RE.match(key):
+        raise ValueError('%r is not a sysctl name (expected like net.ipv4.tcp_rmem)' % (key,))
+    for part in key.replace('/', '.').split('.'):
+        if part in ('', '.', '..'):
+            raise ValueError('%r is not a sysctl name' % (key,))
+    return key
+
+
+def key_to_relpath(key):
+    """net.ipv4.tcp_rmem -> net/ipv4/tcp_rmem.
+
+    As procps does, a '/' in the key stands for a '.' inside one component
+    (net.ipv4.conf.eth0/100.rp_filter -> net/ipv4/conf/eth0.100/rp_filter).
+    """
+    validate_key(key)
+    return ''.join('/' if ch == '.' else '.' if ch == '/' else ch for ch in key)
+
+
+def is_machine_wide(key):
+    """True for keys that are never per network namespace."""
+    if is_sysfs(validate_key(key)):
+        return True
+    return key.split('.', 1)[0].split('/', 1)[0] != 'net'
+
+
+class ProcSys(object):
+    """Access to sysctls under a /proc/sys style root (and /sys paths)."""
+
+    def __init__(self, root=PROC_SYS, sys_root=SYS):
+        self.root = root
+        self.sys_root = sys_root
+
+    def path(self, key):
+        if is_sysfs(key):
+            validate_key(key)
+            return self.sys_root + key[len(SYS):]
+        return os.path.join(self.root, key_to_relpath(key))
+
+    def read(self, key):
+        """Normalized value, or None when the key does not exist here."""
+        try:
+            with open(self.path(key), 'r') as handle:
+                return normalize(handle.read())
+        except (IOError, OSError) as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                return None
+            raise
+
+    def writable(self, key):
+        # access(2) on /proc/sys applies the sysctl table's mode even to root,
+        # so a read-only key in a child namespace reports False here.
+        return os.access(self.path(key), os.W_OK)
+
+    def write(self, key, value):
+        with open(self.path(key), 'w') as handle:
+            handle.write(value + '\n')
+
+
+def detect_netns(fs):
+    """(True, evidence) when this looks like a child network namespace."""
+    if fs.read(NETNS_PROBE_ABSENT) is None and fs.read('net.ipv4.tcp_rmem') is not None:
+        return True, '%s does not exist (it exists only in the initial network namespace)' % NETNS_PROBE_ABSENT
+    if fs.read(NETNS_PROBE_READONLY) is not None and not fs.writable(NETNS_PROBE_READONLY):
+        return True, '%s is read-only (it is writable only in the initial network namespace)' % NETNS_PROBE_READONLY
+    return False, None
+
+
+def _result(key, status, wanted=None, before=None, after=None, reason=None):
+    return {'key': key, 'status': status, 'wanted': wanted, 'before': before,
+            'after': after, 'reason': reason}
+
+
+def _guard(fs, key, namespaced, ns_reason):
+    """A skip reason when key must not be written on this host, else None."""
+    if namespaced and is_machine_wide(key):
+        return 'machine-wide setting: never changed on a network-namespaced host (%s)' % ns_reason
+    return None
+
+
+def _write_verified(fs, key, wanted, before, namespaced, check_mode, ok_status):
+    """Write wanted, read it back, and classify the outcome."""
+    if not fs.writable(key):
+        if namespaced:
+            return _result(key, STATUS_SKIPPED, wanted, before, before,
+                           'read-only in this network namespace (a machine-wide setting)')
+        return _result(key, STATUS_FAILED, wanted, before, before, 'read-only on this host')
+    if check_mode:
+        return _result(key, ok_status, wanted, before, wanted, 'check mode: not written')
+    try:
+        fs.write(key, wanted)
+    except (IOError, OSError) as exc:
+        if key == CONGESTION_KEY and exc.errno == errno.ENOENT:
+            return _result(key, STATUS_SKIPPED, wanted, before, before,
+                           'congestion control %s is not available on this kernel' % wanted)
+        if namespaced and exc.errno in (errno.EACCES, errno.EPERM):
+            return _result(key, STATUS_SKIPPED, wanted, before, before,
+                           'read-only in this network namespace (%s)' % exc.strerror)
+        return _result(key, STATUS_FAILED, wanted, before, fs.read(key),
+                       'writing failed: %s' % (exc.strerror or exc))
+    after = fs.read(key)
+    if after == wanted:
+        return _result(key, ok_status, wanted, before, after)
+    if namespaced and after == before:
+        # The trap: the write "succeeded" but the namespace kept its value.
+        return _result(key, STATUS_SKIPPED, wanted, before, after,
+                       'write ignored in this network namespace: read back %s' % after)
+    return _result(key, STATUS_FAILED, wanted, before, after,
+                   'read back %s after writing %s' % (after, wanted))
+
+
+def apply_key(fs, key, wanted, namespaced=False, ns_reason=None, check_mode=False):
+    """Bring one key to wanted (normalized text). Returns a result dict."""
+    wanted = normalize(wanted)
+    reason = _guard(fs, key, namespaced, ns_reason)
+    if reason:
+        return _result(key, STATUS_SKIPPED, wanted, reason=reason)
+    before = fs.read(key)
+    if before is None:
+        where = 'in this network namespace' if namespaced else 'on this kernel'
+        return _result(key, STATUS_SKIPPED, wanted, reason='does not exist %s' % where)
+    if before == wanted:
+        return _result(key, STATUS_UNCHANGED, wanted, before, before)
+    if key.endswith('/scaling_governor'):
+        available = (fs.read(key[:-len('scaling_governor')] + 'scaling_available_governors') or '').split()
+        if available and wanted not in available:
+            return _result(key, STATUS_SKIPPED, wanted, before, before,
+                           'governor %s is not available (available: %s)' % (wanted, ' '.join(available)))
+    if key == CONGESTION_KEY:
+        available = (fs.read(AVAILABLE_CONGESTION_KEY) or '').split()
+        if wanted not in available and namespaced:
+            # Writing it would make the kernel load tcp_<name>: machine-wide.
+            return _result(key, STATUS_SKIPPED, wanted, before, before,
+                           'congestion control %s is not loaded (available: %s) and loading a kernel module is machine-wide'
+                           % (wanted, ' '.join(available)))
+    return _write_verified(fs, key, wanted, before, namespaced, check_mode, STATUS_APPLIED)
+
+
+def restore_key(fs, key, stock, namespaced=False, ns_reason=None, check_mode=False):
+    """Bring one key back to its recorded stock value."""
+    reason = _guard(fs, key, namespaced, ns_reason)
+    if reason:
+        return _result(key, STATUS_SKIPPED, stock, reason=reason)
+    if stock is None:
+        return _result(key, STATUS_SKIPPED, None, reason='did not exist when the snapshot was taken')
+    current = fs.read(key)
+    if current is None:
+        return _result(key, STATUS_SKIPPED, stock, reason='does not exist any more')
+    if current == stock:
+        return _result(key, STATUS_UNCHANGED, stock, current, current)
+    return _write_verified(fs, key, stock, current, namespaced, check_mode, STATUS_RESTORED)
+
+
+def summarize(results):
+    """Group per-key results by status (the role prints this)."""
+    summary = {'applied': [], 'unchanged': [], 'restored': [], 'skipped': {}, 'failed': {}}
+    for res in results:
+        if res['status'] in (STATUS_SKIPPED, STATUS_FAILED):
+            summary[res['status']][res['key']] = res['reason']
+        else:
+            summary[res['status']].append(res['key'])
+    return summary
