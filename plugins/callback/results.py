@@ -1,0 +1,458 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: results
+type: aggregate
+short_description: Store every perflab result as it arrives, build the workbook at the end
+description:
+  - Collects the C(perflab_result) records (one record or a list) and C(perflab_system) profiles that
+    tasks return as top-level keys of their results (the perflab.network test modules and
+    P(perflab.network.system_profile#module) do), from successful and failed tasks and from each loop item.
+  - Appends each one at once to C(<results_dir>/<run_id>.jsonl), one JSON object a line, flushed and
+    fsync'ed before the next task result is handled, so that stopping or crashing a run loses nothing
+    already measured.
+  - Prints one progress line per record, for example
+    C([12/120] iperf3/tcp/parallel=5 · Debian 12 stock · lab1->lab2 · 9412.3 Mbit/s · ETA 00:41:10).
+    The plan size and the estimate come from the C(perflab_plan) fact (C({total_tests, expected_duration_s}))
+    that the benchmark role sets with M(ansible.builtin.set_fact) before its tests; without it the line
+    shows only the running count, as C([12]).
+  - At the end of the playbook writes C(<results_dir>/<run_id>.xlsx) (Summary, one sheet per test,
+    Systems, Intervals, Raw; see the collection's docs/reports.md) and prints a text summary.
+  - Checks that O(results_dir) is writable when the playbook starts and again when a play sets it, and
+    stops the run right there with a clear error when it is not, before any test has run.
+  - An aggregate callback, it works beside any stdout callback (the default one, AWX and ansible-runner's).
+version_added: 0.1.0
+author: perflab.network contributors (@perflab)
+requirements:
+  - openpyxl on the controller, for the workbook (without it the JSON lines and the text summary are still written)
+  - enable it in ansible.cfg, C(callbacks_enabled = perflab.network.results), or with E(ANSIBLE_CALLBACKS_ENABLED)
+options:
+  results_dir:
+    description:
+      - Directory of the result files. Created when missing.
+      - A relative path is relative to the directory ansible-playbook runs in (from the environment, the
+        default or a variable) or to the directory of the ansible.cfg that sets it.
+    type: path
+    default: ./results
+    env:
+      - name: PERFLAB_RESULTS_DIR
+    ini:
+      - section: callback_perflab_results
+        key: results_dir
+    vars:
+      - name: perflab_results_dir
+  run_id:
+    description:
+      - Name of this study run; the files are C(<run_id>.jsonl) and C(<run_id>.xlsx).
+      - Set the same O(run_id) again (for example C(-e perflab_run_id=...)) to resume a run into the
+        same file; the workbook then holds everything measured under that name.
+      - Default, a new one per ansible-playbook invocation, C(YYYYmmddTHHMMSSZ-xxxx) (UTC, 4 random hex digits).
+      - Records that come without a C(run_id) get this one.
+    type: str
+    env:
+      - name: PERFLAB_RUN_ID
+    ini:
+      - section: callback_perflab_results
+        key: run_id
+    vars:
+      - name: perflab_run_id
+  baseline:
+    description:
+      - Configuration label the workbook compares the others against (relative change, Welch's t-test).
+      - Default, the first configuration seen.
+    type: str
+    env:
+      - name: PERFLAB_REPORT_BASELINE
+    ini:
+      - section: callback_perflab_results
+        key: baseline
+    vars:
+      - name: perflab_report_baseline
+  summary:
+    description: Print the text summary (a block per test, a bar per configuration) at the end.
+    type: bool
+    default: true
+    env:
+      - name: PERFLAB_REPORT_SUMMARY
+    ini:
+      - section: callback_perflab_results
+        key: summary
+    vars:
+      - name: perflab_report_summary
+  workbook:
+    description: Write the workbook at the end (the JSON lines are always written).
+    type: bool
+    default: true
+    env:
+      - name: PERFLAB_REPORT_WORKBOOK
+    ini:
+      - section: callback_perflab_results
+        key: workbook
+    vars:
+      - name: perflab_report_workbook
+  progress:
+    description: Print one progress line per arriving record.
+    type: bool
+    default: true
+    env:
+      - name: PERFLAB_REPORT_PROGRESS
+    ini:
+      - section: callback_perflab_results
+        key: progress
+    vars:
+      - name: perflab_report_progress
+notes:
+  - Variables (C(perflab_results_dir), C(perflab_run_id), ...) are read from the play when it starts (extra
+    vars, play vars and vars_files; not host variables), and override the environment and ansible.cfg.
+  - A callback cannot call M(ansible.builtin.set_stats). To hand results to an AWX workflow, the playbook
+    publishes them itself, for example with C(ansible.builtin.set_stats) of the registered C(perflab_result).
+  - The check of O(results_dir) ends the run with exit code 1 (an error that a callback raises is only a
+    warning in ansible-core, so the check exits the process). Nothing has run at that point.
+  - Only top-level C(perflab_result) and C(perflab_system) keys of a task result are read (a module's return,
+    or C(ansible.builtin.debug) with C(var=perflab_result)); facts with these names are not, so that a record
+    reaches the file once. The same record arriving twice is stored once.
+seealso:
+  - module: perflab.network.report
+    description: Merge any set of result files into one workbook with CSV and JSON exports.
+"""
+
+import hashlib
+import os
+import tempfile
+import threading
+import time
+
+from ansible.plugins.callback import CallbackBase
+
+from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id
+from ansible_collections.perflab.network.plugins.module_utils.report import store
+from ansible_collections.perflab.network.plugins.module_utils.report.text import format_value
+
+try:
+    from ansible.template import Templar
+except ImportError:  # pragma: no cover - every supported ansible-core has it
+    Templar = None
+
+OPTION_VARS = {
+    'results_dir': 'perflab_results_dir',
+    'run_id': 'perflab_run_id',
+    'baseline': 'perflab_report_baseline',
+    'summary': 'perflab_report_summary',
+    'workbook': 'perflab_report_workbook',
+    'progress': 'perflab_report_progress',
+}
+
+RESULT_KEY = 'perflab_result'
+SYSTEM_KEY = 'perflab_system'
+PLAN_KEY = 'perflab_plan'
+
+
+def format_duration(seconds):
+    seconds = max(0, int(round(seconds)))
+    return '%02d:%02d:%02d' % (seconds // 3600, seconds % 3600 // 60, seconds % 60)
+
+
+class Progress(object):
+    """Counts arriving records against the plan (``perflab_plan``) and estimates the time left.
+
+    The estimate scales the plan's remaining test time by how long the tests
+    done so far really took against what they asked for (their ``duration_s``),
+    which covers server start-up, waits and retries; without durations it
+    uses the average time per record.
+    """
+
+    def __init__(self, clock=time.monotonic):
+        self.clock = clock
+        self.count = 0
+        self.plan = None
+
+    def set_plan(self, plan, play_serial):
+        if not isinstance(plan, dict):
+            return
+        try:
+            total = int(plan.get('total_tests'))
+            expected = float(plan.get('expected_duration_s') or 0)
+        except (TypeError, ValueError):
+            return
+        if total <= 0:
+            return
+        key = (total, expected, play_serial)
+        if self.plan is not None and self.plan['key'] == key:
+            return   # every host of the play reports the same plan
+        self.plan = {'key': key, 'total': total, 'expected': expected, 'done': 0,
+                     'requested_done': 0.0, 'started': self.clock()}
+
+    def add(self, record):
+        self.count += 1
+        plan = self.plan
+        if plan is None:
+            return '[%d]' % self.count, None
+        plan['done'] += 1
+        duration = record.get('duration_s')
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration > 0:
+            plan['requested_done'] += float(duration)
+        return '[%d/%d]' % (plan['done'], plan['total']), self.eta()
+
+    def eta(self):
+        plan = self.plan
+        if plan is None:
+            return None
+        done, total = plan['done'], plan['total']
+        if done >= total:
+            return 0.0
+        elapsed = self.clock() - plan['started']
+        if plan['expected'] > 0 and plan['requested_done'] > 0 and elapsed > 0:
+            remaining = max(0.0, plan['expected'] - plan['requested_done'])
+            return remaining * (elapsed / plan['requested_done'])
+        if done and elapsed > 0:
+            return elapsed / done * (total - done)
+        return plan['expected'] * (total - done) / float(total) if plan['expected'] else None
+
+
+def progress_line(counter, record, eta):
+    client = record.get('client') or {}
+    server = record.get('server') or {}
+    parts = [record.get('test_id') or '?', record.get('config') or '(no label)',
+             '%s->%s' % (client.get('name') or '?', server.get('name') or '?')]
+    status = record.get('status')
+    metric = (record.get('metrics') or {}).get(record.get('primary') or '')
+    if status == 'ok' and isinstance(metric, dict) and isinstance(metric.get('value'), (int, float)):
+        value = float(metric['value'])
+        text = ('%.1f' % value) if abs(value) >= 100 else format_value(value)
+        parts.append(('%s %s' % (text, metric.get('unit') or '')).strip())
+    else:
+        parts.append('%s: %s' % ((status or 'failed').upper(), record.get('error') or 'no result'))
+    if eta is not None:
+        parts.append('ETA %s' % format_duration(eta))
+    return '%s %s' % (counter, ' · '.join(parts))
+
+
+class CallbackModule(CallbackBase):
+    CALLBACK_VERSION = 2.0
+    CALLBACK_TYPE = 'aggregate'
+    CALLBACK_NAME = 'perflab.network.results'
+    CALLBACK_NEEDS_ENABLED = True
+
+    def __init__(self, display=None, options=None):
+        super(CallbackModule, self).__init__(display=display, options=options)
+        self._lock = threading.Lock()
+        self._default_run_id = new_run_id()
+        self._seen = set()
+        self._pending = {}          # path -> records not yet durable (a failed write is retried)
+        self._written = {}          # path -> records stored by this run (ordered: dicts keep order)
+        self._checked_dirs = set()
+        self._warned = set()
+        self._play_serial = 0
+        self.progress = Progress()
+        self.results_dir = None
+        self.run_id = None
+
+    # -- configuration ------------------------------------------------------------
+    def set_options(self, task_keys=None, var_options=None, direct=None):
+        super(CallbackModule, self).set_options(task_keys=task_keys, var_options=var_options, direct=direct)
+        self.results_dir = os.path.abspath(os.path.expanduser(self.get_option('results_dir') or './results'))
+        self.run_id = self.get_option('run_id') or self._default_run_id
+
+    @property
+    def jsonl_path(self):
+        return os.path.join(self.results_dir, '%s.jsonl' % self.run_id)
+
+    def _fail_fast(self, message):
+        self._display.error('perflab.network.results: %s. Set a writable directory with '
+                            'PERFLAB_RESULTS_DIR, [callback_perflab_results] results_dir in ansible.cfg '
+                            'or -e perflab_results_dir=...; the run stops here, before any test.' % message)
+        # an exception raised in a callback is turned into a warning and the play goes on;
+        # leaving the process is the only way to stop before an hour of tests is lost
+        raise SystemExit(1)
+
+    def _check_results_dir(self):
+        if self.results_dir in self._checked_dirs:
+            return
+        problem = store.check_writable(self.results_dir)
+        if problem:
+            self._fail_fast(problem)
+        self._checked_dirs.add(self.results_dir)
+
+    def _play_options(self, play):
+        """Our options' variables as the play sees them (extra vars win), templated."""
+        manager = play.get_variable_manager() if hasattr(play, 'get_variable_manager') else None
+        if manager is None:
+            return {}
+        try:
+            variables = manager.get_vars(play=play, include_hostvars=False)
+        except Exception as exc:  # a broken vars file must not take the results down
+            self._warn_once('cannot read the play variables (%s); using the configured options' % exc)
+            return {}
+        found = {}
+        for name in OPTION_VARS.values():
+            if name not in variables:
+                continue
+            value = variables[name]
+            if isinstance(value, str) and '{{' in value and Templar is not None:
+                try:
+                    value = Templar(loader=play.get_loader(), variables=variables).template(value)
+                except Exception as exc:
+                    self._warn_once('cannot template %s (%s): ignored' % (name, exc))
+                    continue
+            found[name] = value
+        return found
+
+    def _warn_once(self, message):
+        if message not in self._warned:
+            self._warned.add(message)
+            self._display.warning('perflab.network.results: %s' % message)
+
+    # -- playbook events ------------------------------------------------------------
+    def v2_playbook_on_start(self, playbook):
+        if self.results_dir is None:
+            self.set_options()
+        # extra vars are known now: honour -e perflab_results_dir before creating a default directory
+        found = self._extra_var_options(playbook)
+        if found:
+            self.set_options(var_options=found)
+        self._check_results_dir()
+
+    @staticmethod
+    def _extra_var_options(playbook):
+        plays = playbook.get_plays() if hasattr(playbook, 'get_plays') else []
+        manager = plays[0].get_variable_manager() if plays else None
+        extra = getattr(manager, 'extra_vars', None) or {}
+        return dict((name, extra[name]) for name in OPTION_VARS.values()
+                    if name in extra and not (isinstance(extra[name], str) and '{{' in extra[name]))
+
+    def v2_playbook_on_play_start(self, play):
+        with self._lock:
+            self._play_serial += 1
+            found = self._play_options(play)
+            if found:
+                self.set_options(var_options=found)
+            self._check_results_dir()
+
+    def v2_runner_on_ok(self, result):
+        self._collect(result)
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        self._collect(result)
+
+    def v2_runner_item_on_ok(self, result):
+        self._collect(result)
+
+    def v2_runner_item_on_failed(self, result):
+        self._collect(result)
+
+    def v2_playbook_on_stats(self, stats):
+        with self._lock:
+            self._flush_pending(final=True)
+            for path in list(self._written):
+                self._finish_file(path)
+
+    # -- records ------------------------------------------------------------------------
+    def _collect(self, result):
+        data = getattr(result, 'result', None)
+        if data is None:
+            data = getattr(result, '_result', None)
+        if not isinstance(data, dict):
+            return
+        facts = data.get('ansible_facts')
+        plan = data.get(PLAN_KEY)
+        if plan is None and isinstance(facts, dict):
+            plan = facts.get(PLAN_KEY)
+        with self._lock:
+            if plan is not None:
+                self.progress.set_plan(plan, self._play_serial)
+            for key in (SYSTEM_KEY, RESULT_KEY):
+                if key not in data:
+                    continue
+                items = data[key]
+                if isinstance(items, dict):
+                    items = [items]
+                if not isinstance(items, list):
+                    continue
+                for item in items:
+                    self._store(item, key)
+
+    def _store(self, record, key):
+        if not isinstance(record, dict):
+            self._warn_once('a %s item is not a mapping; it was not stored' % key)
+            return
+        try:
+            kind = store.classify(record)
+        except store.SchemaError as exc:
+            self._warn_once('%s; it was not stored' % exc)
+            return
+        if kind is None:
+            self._warn_once('a %s item has no perflab schema (%r); it was not stored'
+                            % (key, record.get('schema')))
+            return
+        if not record.get('run_id'):
+            record = dict(record, run_id=self.run_id)
+        digest = hashlib.sha1(store.dumps(record).encode('utf-8')).hexdigest()
+        if digest in self._seen:
+            return
+        self._seen.add(digest)
+        path = self.jsonl_path
+        self._pending.setdefault(path, []).append(record)
+        self._written.setdefault(path, 0)
+        self._flush_pending()
+        if kind == store.RESULT and self.get_option('progress'):
+            counter, eta = self.progress.add(record)
+            self._display.display(progress_line(counter, record, eta))
+        elif kind == store.RESULT:
+            self.progress.add(record)
+
+    def _flush_pending(self, final=False):
+        for path, records in list(self._pending.items()):
+            if not records:
+                continue
+            try:
+                store.append_records(path, records)
+            except (OSError, IOError) as exc:
+                if not final:
+                    self._warn_once('cannot append to %s (%s); %d record(s) kept in memory, retried with the next one'
+                                    % (path, exc, len(records)))
+                    continue
+                fallback = os.path.join(tempfile.gettempdir(), os.path.basename(path))
+                try:
+                    store.append_records(fallback, records)
+                    self._display.error('perflab.network.results: cannot write %s (%s): %d record(s) saved to %s'
+                                        % (path, exc, len(records), fallback))
+                except (OSError, IOError) as exc2:
+                    self._display.error('perflab.network.results: cannot write %s (%s) nor %s (%s): %d record(s) lost'
+                                        % (path, exc, fallback, exc2, len(records)))
+                self._pending[path] = []
+                continue
+            self._written[path] = self._written.get(path, 0) + len(records)
+            self._pending[path] = []
+
+    def _finish_file(self, path):
+        # imported here: the report builder (and openpyxl) is needed only at the end
+        from ansible_collections.perflab.network.plugins.module_utils.report import build, workbook
+        if not os.path.exists(path):
+            return   # nothing could be written there; _flush_pending said where the records went
+        stem = path[:-len('.jsonl')] if path.endswith('.jsonl') else path
+        workbook_path = None
+        if self.get_option('workbook'):
+            if workbook.HAS_OPENPYXL:
+                workbook_path = stem + '.xlsx'
+            else:
+                self._warn_once('openpyxl is not installed on the controller: no workbook written '
+                                '(pip install openpyxl, then run playbooks/report.yml on %s)' % path)
+        try:
+            _report, result = build.build_report([path], workbook_path=workbook_path,
+                                                 baseline=self.get_option('baseline'))
+        except Exception as exc:
+            self._display.error('perflab.network.results: the report of %s failed (%s: %s); the results are safe '
+                                'in that file, rebuild the workbook with playbooks/report.yml'
+                                % (path, type(exc).__name__, exc))
+            return
+        if self.get_option('summary'):
+            self._display.display('\n' + result['summary'].rstrip('\n'))
+        lines = ['perflab results: %s' % path]
+        if result['workbook']:
+            lines.append('perflab workbook: %s' % result['workbook'])
+        self._display.display('\n'.join(lines))

@@ -1,0 +1,85 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+
+    # Options of every test module (plugins/module_utils/common_args.py TEST_COMMON_ARGS).
+    DOCUMENTATION = r'''
+options:
+  server:
+    description:
+      - Data address of the server (an IP address or a host name; shell metacharacters are refused).
+    type: str
+    required: true
+  port:
+    description:
+      - Server (control) port, 1-65535. The default depends on the tool
+        (iperf3 5201, nuttcp 5000, netperf 12865, ethr 8888).
+      - With O(processes) > 1, client process N talks to O(port) + N - 1.
+    type: int
+  duration:
+    description:
+      - Test length in seconds, 1-86400.
+    type: int
+    default: 10
+  parallel:
+    description:
+      - Streams (or threads) inside one client process, 1-128.
+    type: int
+    default: 1
+  processes:
+    description:
+      - Client processes started at once, 1-64, against O(port), O(port)+1, ...
+        (one server per port, see M(perflab.network.bench_server) O(perflab.network.bench_server#module:count)).
+      - The record holds the sum and, in RV(perflab_result[].processes), each process.
+    type: int
+    default: 1
+  timeout:
+    description:
+      - Seconds before a hung tool is killed with its whole process group.
+      - Default O(duration) + tool warm-up + 30.
+    type: int
+  nic_interface:
+    description:
+      - Client-side interface whose byte counters are sampled every second during the test
+        (cross-check of the tool's throughput, metrics C(nic_rx_mbps) and C(nic_tx_mbps)).
+      - Must exist on the host; checked before anything runs.
+    type: str
+  bind:
+    description:
+      - Client source address (an IP address or a host name).
+    type: str
+  run_id:
+    description:
+      - Identifier of the study run the record belongs to. Generated when omitted.
+    type: str
+  config:
+    description:
+      - Configuration label of the record, for example V(Debian 12 stock).
+    type: str
+    default: ''
+  suite:
+    description:
+      - Suite name of the record.
+    type: str
+    default: adhoc
+  repetition:
+    description:
+      - Repetition number (1-based) of the record.
+    type: int
+    default: 1
+  client_name:
+    description:
+      - Inventory name of the client in the record. Defaults to the host name.
+    type: str
+  server_name:
+    description:
+      - Inventory name of the server in the record. Defaults to O(server).
+    type: str
+'''

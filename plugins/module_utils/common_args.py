@@ -1,0 +1,119 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Arguments every test module shares (documented by the perflab.network.test_common fragment)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import copy
+import ipaddress
+import re
+
+from ansible_collections.perflab.network.plugins.module_utils.nic import interface_exists, valid_interface_name
+
+TEST_COMMON_ARGS = dict(
+    server=dict(type='str', required=True),
+    port=dict(type='int'),
+    duration=dict(type='int', default=10),
+    parallel=dict(type='int', default=1),
+    processes=dict(type='int', default=1),
+    timeout=dict(type='int'),
+    nic_interface=dict(type='str'),
+    bind=dict(type='str'),
+    run_id=dict(type='str'),
+    config=dict(type='str', default=''),
+    suite=dict(type='str', default='adhoc'),
+    repetition=dict(type='int', default=1),
+    client_name=dict(type='str'),
+    server_name=dict(type='str'),
+)
+
+# (field, low, high) inclusive ranges checked by validate_common
+RANGES = (
+    ('port', 1, 65535),
+    ('duration', 1, 86400),
+    ('parallel', 1, 128),
+    ('processes', 1, 64),
+    ('timeout', 1, 7 * 86400),
+    ('repetition', 1, 1000000),
+)
+
+TIMEOUT_MARGIN_S = 30
+
+_HOSTNAME_RE = re.compile(r'^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)'
+                          r'(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$')
+_LABEL_BAD_RE = re.compile(r'[\x00-\x1f\x7f]')
+
+
+def common_argument_spec():
+    """A fresh copy of TEST_COMMON_ARGS, to merge into a module's argument_spec."""
+    return copy.deepcopy(TEST_COMMON_ARGS)
+
+
+def is_address_or_hostname(text):
+    """True for an IPv4/IPv6 address or a DNS host name (no shell metacharacters, no spaces)."""
+    if not text or not isinstance(text, str):
+        return False
+    try:
+        ipaddress.ip_address(text if '%' not in text else text.split('%', 1)[0])
+        # a zone index (fe80::1%eth0) must itself be an interface name
+        return '%' not in text or valid_interface_name(text.split('%', 1)[1])
+    except ValueError:
+        pass
+    return bool(_HOSTNAME_RE.match(text)) and not text.replace('.', '').isdigit()
+
+
+def is_ipv6(text):
+    try:
+        return ipaddress.ip_address(text.split('%', 1)[0]).version == 6
+    except ValueError:
+        return False
+
+
+def effective_timeout(params, extra=0):
+    """``timeout`` if given, else duration + extra (tool warm-up such as iperf3 omit) + 30 s."""
+    if params.get('timeout'):
+        return int(params['timeout'])
+    return int(params.get('duration') or 10) + int(extra) + TIMEOUT_MARGIN_S
+
+
+def common_errors(params, default_port=None, check_interface=True):
+    """The list of problems with the common params (empty when all is well)."""
+    errors = []
+    for field, low, high in RANGES:
+        value = params.get(field)
+        if value is not None and not low <= value <= high:
+            errors.append('%s must be between %d and %d, got %d' % (field, low, high, value))
+    if not is_address_or_hostname(params.get('server')):
+        errors.append('server must be an IP address or a host name (letters, digits, "-", "." only), got %r'
+                      % (params.get('server'),))
+    if params.get('bind') is not None and not is_address_or_hostname(params['bind']):
+        errors.append('bind must be an IP address or a host name (letters, digits, "-", "." only), got %r'
+                      % (params['bind'],))
+    port = params.get('port') or default_port
+    processes = params.get('processes') or 1
+    if port and 1 <= port <= 65535 and port + processes - 1 > 65535:
+        errors.append('port + processes - 1 must be at most 65535 (processes use port..port+processes-1), '
+                      'got port %d with processes %d' % (port, processes))
+    interface = params.get('nic_interface')
+    if interface is not None:
+        if not valid_interface_name(interface):
+            errors.append('nic_interface must be an interface name (1-15 of letters, digits, "_.:@+-"), got %r'
+                          % (interface,))
+        elif check_interface and not interface_exists(interface):
+            errors.append('nic_interface %s does not exist on this host' % interface)
+    for field in ('run_id', 'config', 'suite', 'client_name', 'server_name'):
+        value = params.get(field)
+        if value is not None and _LABEL_BAD_RE.search(value):
+            errors.append('%s must not contain control characters' % field)
+    return errors
+
+
+def validate_common(module, default_port=None):
+    """Cross-field checks of the common params; fails ``module`` naming the field and what is allowed."""
+    errors = common_errors(module.params, default_port=default_port)
+    if errors:
+        module.fail_json(msg='; '.join(errors))

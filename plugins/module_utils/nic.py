@@ -1,0 +1,128 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""NIC cross-check: sample an interface's own byte/packet counters during a test.
+
+The counters come from /sys/class/net/<if>/statistics, i.e. the network
+namespace the module runs in.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+import re
+import threading
+import time
+
+SYS_CLASS_NET = '/sys/class/net'
+COUNTERS = ('rx_bytes', 'tx_bytes', 'rx_packets', 'tx_packets')
+
+# Linux interface names: at most 15 bytes, no '/', no whitespace, not '.' or '..'
+_IFNAME_RE = re.compile(r'^[A-Za-z0-9_.:@+-]{1,15}$')
+
+
+def valid_interface_name(name):
+    return bool(name) and bool(_IFNAME_RE.match(name)) and name not in ('.', '..')
+
+
+def interface_exists(name, sys_class_net=SYS_CLASS_NET):
+    return valid_interface_name(name) and os.path.isdir(os.path.join(sys_class_net, name))
+
+
+def interface_mtu(name, sys_class_net=SYS_CLASS_NET):
+    """MTU of ``name`` as an int, or None when unknown."""
+    if not valid_interface_name(name):
+        return None
+    try:
+        with open(os.path.join(sys_class_net, name, 'mtu')) as handle:
+            return int(handle.read().strip())
+    except (IOError, OSError, ValueError):
+        return None
+
+
+def read_counters(name, sys_class_net=SYS_CLASS_NET):
+    """The four counters of ``name`` as ints."""
+    values = {}
+    for counter in COUNTERS:
+        with open(os.path.join(sys_class_net, name, 'statistics', counter)) as handle:
+            values[counter] = int(handle.read().strip())
+    return values
+
+
+class NicSampler(object):
+    """Context manager sampling ``interface`` every ``interval`` seconds in a thread.
+
+    >>> with NicSampler('eth0') as sampler:
+    ...     run_the_test()
+    >>> sampler.result()
+    {'interface': 'eth0', 'samples': [{'t': 0.0, 'rx_bytes': ...}, ...], 'rx_mbps': ..., 'tx_mbps': ...}
+
+    Raises ValueError at construction for a missing interface.
+    """
+
+    def __init__(self, interface, interval=1.0, sys_class_net=SYS_CLASS_NET):
+        if not valid_interface_name(interface):
+            raise ValueError('invalid interface name: %r' % (interface,))
+        if not os.path.isdir(os.path.join(sys_class_net, interface)):
+            raise ValueError('interface %s does not exist on this host' % interface)
+        if interval <= 0:
+            raise ValueError('interval must be > 0')
+        self.interface = interface
+        self.interval = float(interval)
+        self.sys_class_net = sys_class_net
+        self.samples = []
+        self._start = None
+        self._stop = threading.Event()
+        self._thread = None
+        self._error = None
+
+    def _sample(self):
+        counters = read_counters(self.interface, self.sys_class_net)
+        sample = {'t': round(time.monotonic() - self._start, 3)}
+        sample.update(counters)
+        self.samples.append(sample)
+
+    def _loop(self):
+        while not self._stop.wait(self.interval):
+            try:
+                self._sample()
+            except (IOError, OSError) as exc:
+                # interface vanished mid-test: keep what we have
+                self._error = str(exc)
+                return
+
+    def __enter__(self):
+        self._start = time.monotonic()
+        self._sample()
+        self._thread = threading.Thread(target=self._loop)
+        self._thread.daemon = True
+        self._thread.start()
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self._stop.set()
+        self._thread.join()
+        if self._error is None:
+            try:
+                self._sample()
+            except (IOError, OSError) as exc:
+                self._error = str(exc)
+        return False
+
+    def result(self):
+        """``{interface, samples, rx_mbps, tx_mbps}``; rates over the whole sampled window."""
+        rx_mbps = tx_mbps = None
+        if len(self.samples) >= 2:
+            first, last = self.samples[0], self.samples[-1]
+            window = last['t'] - first['t']
+            if window > 0:
+                rx_mbps = round((last['rx_bytes'] - first['rx_bytes']) * 8 / window / 1e6, 3)
+                tx_mbps = round((last['tx_bytes'] - first['tx_bytes']) * 8 / window / 1e6, 3)
+        result = {'interface': self.interface, 'samples': list(self.samples),
+                  'rx_mbps': rx_mbps, 'tx_mbps': tx_mbps}
+        if self._error:
+            result['error'] = self._error
+        return result

@@ -1,0 +1,47 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""One entry point for the results callback and the report module:
+result files in, workbook + exports + text summary out."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+
+from ansible_collections.perflab.network.plugins.module_utils.report import exports, store, tables, text
+
+
+def build_report(paths, workbook_path=None, export_stem=None, formats=exports.FORMATS, baseline=None,
+                 group_by='config', intervals=True, title=None):
+    """Read ``paths`` and write what is asked.
+
+    ``workbook_path``: the .xlsx to write (None: no workbook). ``export_stem``:
+    path prefix of the CSV/JSON exports (None: no exports). Returns
+    ``(report, result)`` where ``result`` is ``{workbook, exports, sheets,
+    charts, truncated, summary, overview}``.
+    Raises ``store.SchemaError`` for a file written with an unknown schema major.
+    """
+    source = store.ResultFiles(paths)
+    report = tables.Report(source, baseline=baseline, group_by=group_by, title=title)
+    result = {'workbook': None, 'exports': [], 'sheets': [], 'charts': 0, 'truncated': []}
+    for target in (workbook_path, export_stem):
+        if target:
+            directory = os.path.dirname(os.path.abspath(target))
+            if not os.path.isdir(directory):
+                os.makedirs(directory)
+    if workbook_path:
+        # imported here: reading results and the text summary need no openpyxl
+        from ansible_collections.perflab.network.plugins.module_utils.report import workbook
+        info = workbook.write_workbook(report, workbook_path, intervals=intervals)
+        result['workbook'] = info['path']
+        result['sheets'] = info['sheets']
+        result['charts'] = info['charts']
+        result['truncated'] = info['truncated']
+    if export_stem and formats:
+        result['exports'] = exports.write_exports(report, export_stem, formats=formats, intervals=intervals)
+    result['summary'] = text.render(report)
+    result['overview'] = report.overview()
+    return report, result

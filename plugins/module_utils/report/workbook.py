@@ -1,0 +1,446 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The workbook: Summary, one sheet per test, Systems, Intervals, Raw.
+
+Written with openpyxl in write-only mode: each sheet streams to its own
+temporary file, so the Raw and Intervals sheets (a row per record x metric,
+a row per sample) cost no memory however long the study. Charts work in
+write-only mode (``add_chart`` keeps them until the sheet is closed); column
+widths, frozen panes and number formats must be set before a sheet's first
+row, the autofilter range may be set at any time before saving.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+import re
+import tempfile
+import traceback
+
+try:
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.chart import BarChart, LineChart, Reference
+    from openpyxl.chart.label import DataLabelList
+    from openpyxl.chart.series import SeriesLabel
+    from openpyxl.styles import Alignment, Font, PatternFill
+    from openpyxl.utils import get_column_letter
+    HAS_OPENPYXL = True
+    OPENPYXL_IMPORT_ERROR = None
+except ImportError:
+    HAS_OPENPYXL = False
+    OPENPYXL_IMPORT_ERROR = traceback.format_exc()
+
+from ansible_collections.perflab.network.plugins.module_utils.report.tables import MAX_SHEET_ROWS
+
+FIXED_SHEETS = ('Summary', 'Systems', 'Intervals', 'Raw')
+SHEET_NAME_MAX = 31
+# one line chart per test on the Intervals sheet, up to this many tests
+MAX_INTERVAL_CHARTS = 40
+
+FORMAT_VALUE = '#,##0.00'
+FORMAT_CHANGE = '+0.0"%";-0.0"%";0.0"%"'
+FORMAT_P = '0.0000'
+FORMAT_PERCENT = '0.00'
+FORMAT_COUNT = '0'
+
+_INVALID_SHEET_CHARS = re.compile(r'[\[\]\*\?/\\:]')
+
+_RAW_WIDTHS = {
+    'run_id': 22, 'config': 22, 'suite': 12, 'test_id': 28, 'tool': 9, 'tool_version': 12,
+    'test': 12, 'protocol': 9, 'direction': 17, 'parallel': 9, 'repetition': 11, 'client': 14,
+    'server': 14, 'metric': 22, 'value': 14, 'unit': 9, 'higher_is_better': 16, 'primary': 9,
+    'status': 9, 'error': 40, 'started_at': 25,
+}
+
+
+class _Styles(object):
+    """Style objects built once (openpyxl interns them, building them per cell is slow)."""
+
+    def __init__(self):
+        self.title = Font(bold=True, size=14)
+        self.bold = Font(bold=True)
+        self.italic = Font(italic=True, color='595959')
+        self.failed_font = Font(color='9C0006')
+        self.header_fill = PatternFill('solid', fgColor='D9D9D9')
+        self.best_fill = PatternFill('solid', fgColor='C6EFCE')
+        self.better_fill = PatternFill('solid', fgColor='C6EFCE')
+        self.worse_fill = PatternFill('solid', fgColor='FFC7CE')
+        self.wrap = Alignment(wrap_text=True, vertical='top')
+
+
+def require_openpyxl():
+    if not HAS_OPENPYXL:
+        raise RuntimeError('openpyxl is required to write workbooks (pip install openpyxl): %s'
+                           % OPENPYXL_IMPORT_ERROR)
+
+
+def sheet_name(title, used):
+    """A valid, unique (case-insensitive) sheet name of at most 31 characters for ``title``.
+
+    Characters Excel refuses (``[]*?/\\:``) are dropped ('/' becomes '-'); a title
+    too long loses its version, then its separators, then its tail.
+    """
+    def clean(text):
+        text = _INVALID_SHEET_CHARS.sub(lambda match: '-' if match.group(0) == '/' else '', text)
+        return re.sub(r'\s+', ' ', text).strip().strip("'") or 'Test'
+
+    candidates = [clean(title)]
+    parts = title.split(' - ')
+    if len(parts) > 1:
+        # drop the version from the tool part: 'iPerf 3.12' -> 'iPerf'
+        tool = re.sub(r'\s+\S*\d\S*$', '', parts[0])
+        shorter = [tool] + parts[1:]
+        candidates.append(clean(' - '.join(shorter)))
+        compact = ' '.join(shorter)
+        compact = compact.replace('Parallel:', 'P').replace('Threads:', 'T')
+        candidates.append(clean(compact))
+    lowered = set(name.lower() for name in used)
+    for candidate in candidates:
+        if len(candidate) <= SHEET_NAME_MAX and candidate.lower() not in lowered:
+            return candidate
+    base = candidates[-1]
+    for number in range(1, 100000):
+        suffix = '' if number == 1 else ' (%d)' % number
+        name = base[:SHEET_NAME_MAX - len(suffix)].rstrip() + suffix
+        if name.lower() not in lowered:
+            return name
+    raise ValueError('no free sheet name for %r' % title)
+
+
+class WorkbookWriter(object):
+    """Writes a ``tables.Report`` to an .xlsx file."""
+
+    def __init__(self, report, intervals=True):
+        require_openpyxl()
+        self.report = report
+        self.intervals = intervals
+        self.styles = _Styles()
+        self.sheet_names = {}   # test_id -> sheet name
+        self.info = {'sheets': [], 'charts': 0, 'truncated': []}
+        self._column_widths = {}
+
+    # -- helpers ----------------------------------------------------------
+    def _cell(self, ws, value, font=None, fill=None, number_format=None, alignment=None):
+        cell = WriteOnlyCell(ws, value=value)
+        if font is not None:
+            cell.font = font
+        if fill is not None:
+            cell.fill = fill
+        if number_format is not None:
+            cell.number_format = number_format
+        if alignment is not None:
+            cell.alignment = alignment
+        return cell
+
+    def _header(self, ws, names, row=1):
+        # a wrapped header needs its row height set: spreadsheet apps do not grow it on open
+        widths = self._column_widths.get(ws.title, [])
+        lines = 1
+        for index, name in enumerate(names):
+            width = widths[index] if index < len(widths) else 12
+            lines = max(lines, -(-len(str(name)) // max(1, int(width) - 2)))
+        if lines > 1:
+            ws.row_dimensions[row].height = 14 * min(lines, 6)
+        return [self._cell(ws, name, font=self.styles.bold, fill=self.styles.header_fill,
+                           alignment=self.styles.wrap) for name in names]
+
+    @staticmethod
+    def _print_setup(ws):
+        # landscape, every column on one page width: what a PDF export or a print needs
+        ws.page_setup.orientation = 'landscape'
+        ws.page_setup.fitToWidth = 1
+        ws.page_setup.fitToHeight = 0
+        ws.sheet_properties.pageSetUpPr.fitToPage = True
+
+    def _widths(self, ws, widths):
+        self._column_widths[ws.title] = list(widths)
+        for index, width in enumerate(widths, 1):
+            ws.column_dimensions[get_column_letter(index)].width = width
+
+    # -- write ------------------------------------------------------------
+    def write(self, path):
+        """Write the workbook to ``path`` (atomically: a temporary file renamed over it)."""
+        report = self.report
+        wb = Workbook(write_only=True)
+        wb.properties.title = report.title
+        wb.properties.creator = 'perflab.network'
+        used = list(FIXED_SHEETS)
+        for test in report.tests:
+            self.sheet_names[test.test_id] = sheet_name(test.title, used)
+            used.append(self.sheet_names[test.test_id])
+
+        # sheets appear in creation order; each streams to its own temporary file
+        summary = wb.create_sheet('Summary')
+        test_sheets = [(test, wb.create_sheet(self.sheet_names[test.test_id])) for test in report.tests]
+        systems = wb.create_sheet('Systems')
+        intervals = wb.create_sheet('Intervals') if self.intervals else None
+        raw = wb.create_sheet('Raw')
+
+        self._write_summary(summary)
+        for test, ws in test_sheets:
+            self._write_test(ws, test)
+        self._write_systems(systems)
+        if intervals is not None:
+            self._write_intervals(intervals)
+        self._write_raw(raw)
+        self.info['sheets'] = [ws.title for ws in wb.worksheets]
+
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, temporary = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix='.tmp', dir=directory)
+        os.close(fd)
+        try:
+            wb.save(temporary)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, path)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            raise
+        self.info['path'] = path
+        return self.info
+
+    def _write_summary(self, ws):
+        report = self.report
+        styles = self.styles
+        columns = report.summary_columns()
+        count = len(report.columns)
+        others = report.others
+        first_mean = 6
+        first_change = first_mean + count
+        first_p = first_change + len(others)
+        first_runs = first_p + len(others)
+        self._widths(ws, [42, 28, 20, 9, 8] + [max(12, min(24, len(name) + 2)) for name in columns[5:]])
+        ws.freeze_panes = 'B2'
+        self._print_setup(ws)
+        ws.append(self._header(ws, columns))
+        rows = report.summary_rows()
+        for test, row in zip(report.tests, rows):
+            cells = []
+            for index, value in enumerate(row, 1):
+                if index < first_mean:
+                    cells.append(value)
+                elif index < first_change:
+                    column = test.columns[index - first_mean]
+                    if value == 'failed':
+                        cells.append(self._cell(ws, value, font=styles.failed_font))
+                    elif column.best and count > 1:
+                        cells.append(self._cell(ws, value, font=styles.bold, fill=styles.best_fill,
+                                                number_format=FORMAT_VALUE))
+                    else:
+                        cells.append(self._cell(ws, value, number_format=FORMAT_VALUE))
+                elif index < first_runs:
+                    is_change = index < first_p
+                    offset = index - (first_change if is_change else first_p)
+                    column = test.by_label[others[offset]]
+                    fill = None
+                    if column.significant:
+                        improved = column.improved(test.higher_is_better)
+                        if improved is not None:
+                            fill = styles.better_fill if improved else styles.worse_fill
+                    cells.append(self._cell(ws, value, fill=fill,
+                                            number_format=FORMAT_CHANGE if is_change else FORMAT_P))
+                else:
+                    cells.append(value)
+            ws.append(cells)
+        if rows:
+            ws.auto_filter.ref = 'A1:%s%d' % (get_column_letter(len(columns)), len(rows) + 1)
+        ws.append([])
+        for note in report.summary_notes():
+            ws.append([self._cell(ws, note, font=styles.italic)])
+
+    def _write_test(self, ws, test):
+        styles = self.styles
+        report = self.report
+        header = ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max', 'Runs', 'Failed',
+                  'vs %s (%%)' % report.baseline, 'p (Welch)', 'Errors']
+        self._widths(ws, [30, 12, 12, 12, 9, 12, 12, 7, 8, 16, 11, 60])
+        ws.freeze_panes = 'B6'
+        self._print_setup(ws)
+        ws.append([self._cell(ws, test.title, font=styles.title)])
+        ws.append([self._cell(ws, test.units_line, font=styles.bold)])
+        ws.append([self._cell(ws, 'Test ID: %s - metric: %s - baseline: %s'
+                              % (test.test_id, test.metric, report.baseline), font=styles.italic)])
+        ws.append([])
+        ws.append(self._header(ws, header, row=5))
+        header_row = 5
+        present = [column for column in test.columns if column.present]
+        for column in present:
+            summary = column.summary
+            fill = None
+            if column.significant:
+                improved = column.improved(test.higher_is_better)
+                if improved is not None:
+                    fill = styles.better_fill if improved else styles.worse_fill
+            best = column.best and len(present) > 1
+            ws.append([
+                self._cell(ws, column.label, font=styles.bold if best else None),
+                self._cell(ws, summary['mean'], font=styles.bold if best else None,
+                           fill=styles.best_fill if best else None, number_format=FORMAT_VALUE),
+                self._cell(ws, summary['median'], number_format=FORMAT_VALUE),
+                self._cell(ws, summary['stdev'], number_format=FORMAT_VALUE),
+                self._cell(ws, summary['cv_percent'], number_format=FORMAT_PERCENT),
+                self._cell(ws, summary['min'], number_format=FORMAT_VALUE),
+                self._cell(ws, summary['max'], number_format=FORMAT_VALUE),
+                column.runs,
+                column.failed + column.skipped,
+                self._cell(ws, column.change_percent, fill=fill, number_format=FORMAT_CHANGE),
+                self._cell(ws, column.p_value, fill=fill, number_format=FORMAT_P),
+                self._cell(ws, '; '.join(column.errors) or None,
+                           font=styles.failed_font if column.errors else None),
+            ])
+        last_row = header_row + len(present)
+        if present:
+            ws.auto_filter.ref = 'A%d:%s%d' % (header_row, get_column_letter(len(header)), last_row)
+        row = last_row
+        if test.other_metrics:
+            ws.append([])
+            ws.append([self._cell(ws, 'Other metrics (mean of the successful runs)', font=styles.bold)])
+            ws.append(self._header(ws, row=last_row + 3, names=['Configuration'] + [
+                '%s (%s, %s)' % (other['metric'], other['unit'], 'higher' if other['higher_is_better'] else 'lower')
+                for other in test.other_metrics]))
+            row += 3
+            for column in present:
+                values = []
+                for other in test.other_metrics:
+                    summary = other['by_label'].get(column.label)
+                    values.append(self._cell(ws, summary['mean'] if summary else None, number_format=FORMAT_VALUE))
+                ws.append([column.label] + values)
+                row += 1
+        if any(column.mean is not None for column in present):
+            chart = BarChart()
+            chart.type = 'bar'          # horizontal bars, one per configuration, as in the seeds
+            chart.style = 10
+            chart.title = test.title
+            chart.y_axis.title = test.units_line
+            chart.x_axis.title = None
+            chart.legend = None
+            chart.x_axis.scaling.orientation = 'maxMin'   # configurations top-down, in table order
+            chart.x_axis.delete = False
+            chart.y_axis.delete = False
+            chart.height = max(5.0, 1.2 + 0.9 * len(present))
+            chart.width = 22.0
+            data = Reference(ws, min_col=2, min_row=header_row, max_row=last_row)
+            categories = Reference(ws, min_col=1, min_row=header_row + 1, max_row=last_row)
+            chart.add_data(data, titles_from_data=True)
+            chart.set_categories(categories)
+            # values only: LibreOffice shows series and category names unless told not to
+            chart.dataLabels = DataLabelList(showVal=True, showSerName=False, showCatName=False,
+                                             showLegendKey=False, showPercent=False)
+            chart.y_axis.scaling.min = 0    # bars start at zero, or small differences look huge
+            ws.add_chart(chart, 'A%d' % (row + 3))
+            self.info['charts'] += 1
+
+    def _write_systems(self, ws):
+        columns = self.report.systems_columns()
+        widths = [24, 14, 22, 24] + [30] * (len(columns) - 8) + [12, 7, 60, 80]
+        self._widths(ws, widths)
+        ws.freeze_panes = 'C2'
+        self._print_setup(ws)
+        ws.append(self._header(ws, columns))
+        rows = self.report.systems_rows()
+        for row in rows:
+            ws.append(row)
+        ws.auto_filter.ref = 'A1:%s%d' % (get_column_letter(len(columns)), len(rows) + 1)
+
+    def _write_raw(self, ws):
+        columns = self.report.raw_columns()
+        self._widths(ws, [_RAW_WIDTHS.get(name, 12) for name in columns])
+        ws.freeze_panes = 'A2'
+        self._print_setup(ws)
+        limit = MAX_SHEET_ROWS - 1
+        truncated = self.report.raw_rows > limit
+        header = self._header(ws, columns)
+        if truncated:
+            header.append(self._cell(ws, 'Truncated: the first %d of %d rows (the sheet limit); the CSV/JSON '
+                                         'exports hold every row.' % (limit, self.report.raw_rows),
+                                     font=self.styles.failed_font))
+            self.info['truncated'].append('Raw')
+        ws.append(header)
+        written = 0
+        for row in self.report.iter_raw_rows():
+            if written >= limit:
+                continue   # keep reading: the source's problem list is complete only after a full pass
+            ws.append(row)
+            written += 1
+        ws.auto_filter.ref = 'A1:%s%d' % (get_column_letter(len(columns)), written + 1)
+        self.info['raw_rows'] = written
+
+    def _write_intervals(self, ws):
+        report = self.report
+        columns = report.interval_columns()
+        self._widths(ws, [22, 22, 28, 11, 14, 14, 8, 8] + [14] * (len(columns) - 8))
+        ws.freeze_panes = 'A2'
+        self._print_setup(ws)
+        limit = MAX_SHEET_ROWS - 1
+        header = self._header(ws, columns)
+        if report.interval_rows > limit:
+            header.append(self._cell(ws, 'Truncated: the first %d of %d rows (the sheet limit); the CSV/JSON '
+                                         'exports hold every row.' % (limit, report.interval_rows),
+                                     font=self.styles.failed_font))
+            self.info['truncated'].append('Intervals')
+        ws.append(header)
+        written = 0
+        # the first successful record with tool samples of each (test, configuration) gets charted
+        ranges = {}
+        for record, source, rows in report.iter_interval_groups():
+            room = limit - written
+            if room <= 0:
+                continue
+            rows = rows[:room]
+            first = written + 2
+            for row in rows:
+                ws.append(row)
+            written += len(rows)
+            if source == 'tool' and record.get('status') == 'ok':
+                key = (record.get('test_id'), report.column_of(record))
+                ranges.setdefault(key, (first, first + len(rows) - 1))
+        if written:
+            ws.auto_filter.ref = 'A1:%s%d' % (get_column_letter(len(columns)), written + 1)
+        self.info['interval_rows'] = written
+        self._interval_charts(ws, columns, ranges)
+
+    def _interval_charts(self, ws, columns, ranges):
+        report = self.report
+        keys = report.interval_keys
+        if not keys or not ranges:
+            return
+        t_column = columns.index('t') + 1
+        anchor_column = get_column_letter(len(columns) + 2)
+        charts = 0
+        for test in report.tests:
+            if charts >= MAX_INTERVAL_CHARTS:
+                break
+            metric = test.metric if test.metric in keys else (
+                'throughput_mbps' if 'throughput_mbps' in keys else keys[0])
+            value_column = columns.index(metric) + 1
+            series = [(label, ranges[(test.test_id, label)]) for label in report.columns
+                      if (test.test_id, label) in ranges]
+            if not series:
+                continue
+            chart = LineChart()
+            chart.title = '%s - per interval' % test.title
+            chart.y_axis.title = metric
+            chart.x_axis.title = 't (s)'
+            chart.x_axis.delete = False
+            chart.y_axis.delete = False
+            chart.height = 7.5
+            chart.width = 18.0
+            for label, (first, last) in series:
+                chart.add_data(Reference(ws, min_col=value_column, min_row=first, max_row=last))
+                chart.series[-1].tx = SeriesLabel(v=label)
+                chart.series[-1].smooth = False     # samples, not a curve fit
+            first, last = series[0][1]
+            chart.set_categories(Reference(ws, min_col=t_column, min_row=first, max_row=last))
+            ws.add_chart(chart, '%s%d' % (anchor_column, 2 + charts * 16))
+            charts += 1
+        self.info['charts'] += charts
+
+
+def write_workbook(report, path, intervals=True):
+    """Write ``report`` (a ``tables.Report``) to ``path``; returns ``{path, sheets, charts, ...}``."""
+    return WorkbookWriter(report, intervals=intervals).write(path)

@@ -1,0 +1,452 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: bench_server
+short_description: Start, stop or check iperf3, netperf, nuttcp and ethr servers
+version_added: 0.1.0
+description:
+  - Starts O(count) servers of one tool on the ports O(port) .. O(port) + O(count) - 1, each detached
+    in its own session (so the whole process group can be stopped later), with a pidfile and a log
+    in O(pid_dir).
+  - A server is reported started only once its port accepts TCP connections and the listening socket
+    belongs to the server's process group; otherwise the module fails naming the port and showing the
+    end of the server's log, and stops what this call started.
+  - A port already used by another process is a clear error. Starting what runs already changes nothing.
+  - Stopping kills each server's whole process group (SIGTERM, SIGKILL after 2 s; netserver forks a
+    child per test) and verifies that no process of it is left.
+  - "Server commands: iperf3 C(iperf3 -s -p PORT [-B BIND] [--idle-timeout N]);
+    netperf C(netserver -D -p PORT [-L BIND,inet|inet6]) (C(-D) keeps netserver in the foreground,
+    it daemonizes by default and the pidfile would be wrong); nuttcp C(nuttcp -S --nofork -PPORT)
+    (nuttcp 6 servers cannot bind an address, they listen on all); ethr C(ethr -s -port PORT -no [-ip BIND])."
+author:
+  - perflab.network contributors (@perflab)
+extends_documentation_fragment:
+  - perflab.network.attributes
+  - perflab.network.attributes.platform
+attributes:
+  check_mode:
+    support: full
+    details:
+      - In check mode nothing is started or stopped; RV(servers[].state) says what would happen.
+  diff_mode:
+    support: none
+  platform:
+    support: full
+    platforms: posix
+options:
+  tool:
+    description: The benchmark tool whose server to manage.
+    type: str
+    required: true
+    choices: [iperf3, netperf, nuttcp, ethr]
+  state:
+    description:
+      - V(started) starts the servers not running yet; V(stopped) stops them; V(status) only reports.
+      - With V(stopped) or V(status) and no O(port), every server of O(tool) with a pidfile in O(pid_dir) is meant.
+    type: str
+    choices: [started, stopped, status]
+    default: started
+  bind:
+    description:
+      - Data address the servers listen on (an IP address); all addresses when omitted.
+      - Also the address the readiness check connects to (C(127.0.0.1) or C(::1) when omitted).
+    type: str
+  port:
+    description:
+      - First (control) port, 1-65535. Defaults are iperf3 C(5201), netperf C(12865), nuttcp C(5000), ethr C(8888).
+    type: int
+  count:
+    description: Number of servers, 1-64, on O(port), O(port)+1, ...; one iperf3 (or nuttcp) server runs one test at a time.
+    type: int
+    default: 1
+  pid_dir:
+    description: Directory of the pidfiles (C(<tool>-<port>.pid)) and logs (C(<tool>-<port>.log)).
+    type: path
+    default: /run/perflab
+  idle_timeout:
+    description:
+      - iperf3 only, seconds (1-86400), C(--idle-timeout); restarts a server left busy by a client that vanished.
+    type: int
+  nofile:
+    description:
+      - Raised open-files limit (RLIMIT_NOFILE) of the servers, 1024-1048576; ethr's connections/s test
+        otherwise runs out of file descriptors.
+    type: int
+  ready_timeout:
+    description: Seconds (1-300) to wait for each server's port to accept connections.
+    type: int
+    default: 10
+  executable:
+    description: Server executable; default C(iperf3), C(netserver), C(nuttcp) or C(ethr) found on PATH.
+    type: path
+seealso:
+  - module: perflab.network.iperf3
+  - module: perflab.network.nuttcp
+  - module: perflab.network.netperf
+  - module: perflab.network.ethr
+notes:
+  - The pidfiles and ports are per host (network namespace); a pidfile whose process is gone, runs
+    another program or lives in another network namespace is stale and replaced.
+'''
+
+EXAMPLES = r'''
+- name: Four iperf3 servers on 10.213.1.11, ports 5201-5204
+  perflab.network.bench_server:
+    tool: iperf3
+    bind: 10.213.1.11
+    count: 4
+    idle_timeout: 30
+
+- name: netserver on the default control port
+  perflab.network.bench_server:
+    tool: netperf
+    bind: 10.213.1.11
+
+- name: ethr with a raised open-files limit for the connections/s test
+  perflab.network.bench_server:
+    tool: ethr
+    bind: 10.213.1.11
+    nofile: 65536
+
+- name: Stop every iperf3 server this module started on the host
+  perflab.network.bench_server:
+    tool: iperf3
+    state: stopped
+'''
+
+RETURN = r'''
+servers:
+  description: The servers concerned, one per port.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    tool:
+      description: The tool (O(tool)).
+      type: str
+      sample: iperf3
+    port:
+      description: The (control) port.
+      type: int
+      sample: 5201
+    pid:
+      description: Server pid (also its process group id); null when not running.
+      type: int
+      sample: 12345
+    bind:
+      description: The address it listens on as asked (O(bind)), null for all.
+      type: str
+      sample: 10.213.1.11
+    state:
+      description:
+        - C(started) (by this call), C(running) (already), C(stopped) (by this call), C(absent) (not running),
+          or, in check mode, C(would start) / C(would stop).
+      type: str
+      sample: started
+    command:
+      description: The server's argv.
+      type: list
+      elements: str
+      sample: [/usr/bin/iperf3, -s, -p, '5201', -B, 10.213.1.11]
+    pidfile:
+      description: Path of the pidfile.
+      type: str
+      sample: /run/perflab/iperf3-5201.pid
+    log:
+      description: Path of the server's log (stdout and stderr, appended).
+      type: str
+      sample: /run/perflab/iperf3-5201.log
+'''
+
+import ipaddress
+import os
+import re
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.perflab.network.plugins.module_utils import process
+
+TOOLS = {
+    'iperf3': ('iperf3', 5201),
+    'netperf': ('netserver', 12865),
+    'nuttcp': ('nuttcp', 5000),
+    'ethr': ('ethr', 8888),
+}
+PIDFILE_RE = re.compile(r'^(iperf3|netperf|nuttcp|ethr)-(\d{1,5})\.pid$')
+LOG_TAIL_CHARS = 600
+
+
+def argument_spec():
+    return dict(
+        tool=dict(type='str', required=True, choices=sorted(TOOLS)),
+        state=dict(type='str', default='started', choices=['started', 'stopped', 'status']),
+        bind=dict(type='str'),
+        port=dict(type='int'),
+        count=dict(type='int', default=1),
+        pid_dir=dict(type='path', default='/run/perflab'),
+        idle_timeout=dict(type='int'),
+        nofile=dict(type='int'),
+        ready_timeout=dict(type='int', default=10),
+        executable=dict(type='path'),
+    )
+
+
+def _is_ipv6(address):
+    return ipaddress.ip_address(address).version == 6
+
+
+def param_errors(params):
+    errors = []
+    for field, low, high in (('port', 1, 65535), ('count', 1, 64), ('idle_timeout', 1, 86400),
+                             ('nofile', 1024, 1048576), ('ready_timeout', 1, 300)):
+        value = params.get(field)
+        if value is not None and not low <= value <= high:
+            errors.append('%s must be between %d and %d, got %d' % (field, low, high, value))
+    port = params.get('port') or TOOLS[params['tool']][1]
+    if 1 <= port <= 65535 and port + params['count'] - 1 > 65535:
+        errors.append('port + count - 1 must be at most 65535, got port %d with count %d' % (port, params['count']))
+    if params.get('bind') is not None:
+        try:
+            ipaddress.ip_address(params['bind'])
+        except ValueError:
+            errors.append('bind must be an IP address, got %r' % (params['bind'],))
+    if params.get('idle_timeout') is not None and params['tool'] != 'iperf3':
+        errors.append('idle_timeout applies to iperf3 only, not %s' % params['tool'])
+    return errors
+
+
+def server_command(tool, executable, port, bind=None, idle_timeout=None):
+    """argv of one server, run in the foreground (we detach it ourselves)."""
+    if tool == 'iperf3':
+        argv = [executable, '-s', '-p', str(port)]
+        if bind:
+            argv += ['-B', bind]
+        if idle_timeout:
+            argv += ['--idle-timeout', str(idle_timeout)]
+    elif tool == 'netperf':
+        # netserver's -D means "do NOT daemonize": it must stay our child so the pidfile is right.
+        argv = [executable, '-D', '-p', str(port)]
+        if bind:
+            argv += ['-L', '%s,%s' % (bind, 'inet6' if _is_ipv6(bind) else 'inet')]
+    elif tool == 'nuttcp':
+        # -S alone forks into the background; --nofork keeps the pid. No bind option in nuttcp 6.
+        argv = [executable, '-S', '--nofork', '-P%d' % port]
+        if bind and _is_ipv6(bind):
+            argv.append('-6')
+    elif tool == 'ethr':
+        # -no: no ethrs.log in the working directory; output goes to our log
+        argv = [executable, '-s', '-port', str(port), '-no']
+        if bind:
+            argv += ['-ip', bind]
+    else:
+        raise ValueError('unknown tool %r' % (tool,))
+    return argv
+
+
+def listen_address(tool, bind):
+    """The address the server really listens on (None = all)."""
+    return None if tool == 'nuttcp' else bind
+
+
+def probe_address(bind):
+    if bind:
+        return bind
+    return '127.0.0.1'
+
+
+def paths(pid_dir, tool, port):
+    base = os.path.join(pid_dir, '%s-%d' % (tool, port))
+    return base + '.pid', base + '.log'
+
+
+def read_pidfile(path):
+    try:
+        with open(path) as handle:
+            return int(handle.read().strip())
+    except (IOError, OSError, ValueError):
+        return None
+
+
+def is_our_server(pid, executable, port):
+    """True when ``pid`` runs ``executable`` for ``port`` in our network namespace."""
+    if not pid or not process.pid_alive(pid) or not process.same_network_namespace(pid):
+        return False
+    argv = process.process_cmdline(pid)
+    # argv[1] too: a script run by its interpreter (python3 /path/iperf3 ...)
+    if os.path.basename(executable) not in [os.path.basename(arg) for arg in argv[:2]]:
+        return False
+    port_text = str(port)
+    return any(arg == port_text or arg.endswith('P' + port_text) for arg in argv[1:])
+
+
+def conflicting_listeners(port, address, own_pgid=None):
+    """Listeners on ``port`` that keep a server on ``address`` (None = all) from binding it."""
+    conflicts = []
+    for listener in process.tcp_listeners(port):
+        if own_pgid is not None and listener['pid'] and process.process_pgid(listener['pid']) == own_pgid:
+            continue
+        wildcard = listener['address'] in ('0.0.0.0', '::')
+        if address is None or wildcard or listener['address'] == address:
+            conflicts.append(listener)
+    return conflicts
+
+
+def describe_listeners(listeners):
+    return ', '.join('pid %s (%s) on %s' % (item['pid'] or '?', item['comm'] or 'unknown', item['address'])
+                     for item in listeners)
+
+
+def log_tail(path):
+    try:
+        with open(path, 'rb') as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - LOG_TAIL_CHARS))
+            return handle.read().decode('utf-8', 'replace').strip()
+    except (IOError, OSError):
+        return ''
+
+
+def wait_ready(pid, port, bind, log, ready_timeout):
+    """None when ``pid``'s group listens on ``port`` and it accepts a connection, else the reason."""
+    deadline = time.monotonic() + ready_timeout
+    address = probe_address(bind)
+    while True:
+        if not process.pid_alive(pid):
+            return 'the server on port %d exited at once; its log %s ends with: %s' % (port, log, log_tail(log))
+        ours = [item for item in process.tcp_listeners(port)
+                if item['pid'] and process.process_pgid(item['pid']) == pid]
+        if ours and process.port_accepts(address, port, timeout=1.0):
+            return None
+        if time.monotonic() >= deadline:
+            return ('the server on port %d did not accept TCP connections on %s within %d s; its log %s ends with: %s'
+                    % (port, address, ready_timeout, log, log_tail(log)))
+        time.sleep(0.1)
+
+
+def stop_server(pid, port):
+    """Kill ``pid``'s process group; None when nothing is left, else the reason."""
+    if not process.kill_group(pid):
+        return 'the server on port %d (pid %d) left processes behind: %s' % (
+            port, pid, ', '.join(str(p) for p in process.group_members(pid)))
+    return None
+
+
+def ports_of(params, pid_dir):
+    """Ports concerned: the asked range, or (stop/status without port) every pidfile of the tool."""
+    tool = params['tool']
+    if params.get('port') is None and params['state'] != 'started':
+        found = []
+        try:
+            names = os.listdir(pid_dir)
+        except (IOError, OSError):
+            names = []
+        for name in names:
+            match = PIDFILE_RE.match(name)
+            if match and match.group(1) == tool:
+                found.append(int(match.group(2)))
+        return sorted(found)
+    first = params.get('port') or TOOLS[tool][1]
+    return list(range(first, first + params['count']))
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    params = module.params
+    errors = param_errors(params)
+    if errors:
+        module.fail_json(msg='; '.join(errors))
+    tool, state, bind = params['tool'], params['state'], params.get('bind')
+    executable = process.which(params.get('executable') or TOOLS[tool][0])
+    if not executable:
+        if params.get('executable'):
+            module.fail_json(msg='executable %s is not an executable file' % params['executable'])
+        module.fail_json(msg=process.missing_tool_message(tool))
+    pid_dir = params['pid_dir']
+
+    servers = []
+    changed = False
+    started_now = []
+
+    def entry(port, pid, server_state, argv):
+        pidfile, log = paths(pid_dir, tool, port)
+        return {'tool': tool, 'port': port, 'pid': pid, 'bind': bind, 'state': server_state,
+                'command': argv, 'pidfile': pidfile, 'log': log}
+
+    def rollback_and_fail(msg):
+        for pid, port in started_now:
+            stop_server(pid, port)
+            _remove(paths(pid_dir, tool, port)[0])
+        module.fail_json(msg=msg, servers=servers, changed=False)
+
+    for port in ports_of(params, pid_dir):
+        pidfile, log = paths(pid_dir, tool, port)
+        argv = server_command(tool, executable, port, bind, params.get('idle_timeout'))
+        pid = read_pidfile(pidfile)
+        running = is_our_server(pid, executable, port)
+
+        if state == 'status':
+            servers.append(entry(port, pid if running else None, 'running' if running else 'absent', argv))
+            continue
+
+        if state == 'stopped':
+            if not running:
+                if pid is not None and not module.check_mode:
+                    _remove(pidfile)  # stale
+                servers.append(entry(port, None, 'absent', argv))
+                continue
+            changed = True
+            if module.check_mode:
+                servers.append(entry(port, pid, 'would stop', argv))
+                continue
+            problem = stop_server(pid, port)
+            if problem:
+                module.fail_json(msg=problem, servers=servers, changed=True)
+            _remove(pidfile)
+            servers.append(entry(port, pid, 'stopped', argv))
+            continue
+
+        # started
+        if running:
+            servers.append(entry(port, pid, 'running', argv))
+            continue
+        conflicts = conflicting_listeners(port, listen_address(tool, bind))
+        if conflicts:
+            rollback_and_fail('port %d is already in use by another process (%s): not a server of %s started by '
+                              'this module (no live pidfile %s)' % (port, describe_listeners(conflicts), tool, pidfile))
+        changed = True
+        if module.check_mode:
+            servers.append(entry(port, None, 'would start', argv))
+            continue
+        if not os.path.isdir(pid_dir):
+            os.makedirs(pid_dir, 0o755)
+        pid = process.spawn_detached(argv, log, nofile=params.get('nofile'))
+        with open(pidfile, 'w') as handle:
+            handle.write('%d\n' % pid)
+        started_now.append((pid, port))
+        problem = wait_ready(pid, port, bind, log, params['ready_timeout'])
+        if problem:
+            rollback_and_fail(problem)
+        servers.append(entry(port, pid, 'started', argv))
+
+    module.exit_json(changed=changed, servers=servers)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,366 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The results callback: driven directly with TaskResult-like objects, then
+for real by ansible-playbook against localhost."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from ansible import constants as C
+
+from ansible_collections.perflab.network.plugins.callback import results as results_callback
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'results')
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
+PLUGIN = 'perflab.network.results'
+
+
+def fixture_lines(name='stock.jsonl'):
+    with open(os.path.join(FIXTURES, name)) as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+RECORDS = [obj for obj in fixture_lines() if obj['schema'] == 'perflab.result/1']
+SYSTEMS = [obj for obj in fixture_lines() if obj['schema'] == 'perflab.system/1']
+
+
+class FakeDisplay(object):
+    verbosity = 0
+
+    def __init__(self):
+        self.lines = []
+        self.warnings = []
+        self.errors = []
+
+    def display(self, msg, *args, **kwargs):
+        self.lines.append(msg)
+
+    def warning(self, msg, *args, **kwargs):
+        self.warnings.append(msg)
+
+    def error(self, msg, *args, **kwargs):
+        self.errors.append(msg)
+
+    def vvvv(self, *args, **kwargs):
+        pass
+
+
+class FakeResult(object):
+    """What a callback reads of a CallbackTaskResult."""
+
+    def __init__(self, data, host='localhost'):
+        self.result = data
+        self._host = host
+
+
+class FakeVariableManager(object):
+    def __init__(self, extra_vars=None, play_vars=None):
+        self.extra_vars = dict(extra_vars or {})
+        self.play_vars = dict(play_vars or {})
+
+    def get_vars(self, play=None, include_hostvars=True):
+        merged = dict(self.play_vars)
+        merged.update(self.extra_vars)
+        return merged
+
+
+class FakePlay(object):
+    def __init__(self, manager):
+        self.manager = manager
+
+    def get_variable_manager(self):
+        return self.manager
+
+    def get_loader(self):
+        return None
+
+
+class FakePlaybook(object):
+    def __init__(self, plays):
+        self.plays = plays
+
+    def get_plays(self):
+        return list(self.plays)
+
+
+def make_callback(tmp_path, **options):
+    """A configured callback, as the task queue manager makes one (options from its DOCUMENTATION)."""
+    definitions = yaml.safe_load(results_callback.DOCUMENTATION)['options']
+    C.config.initialize_plugin_configuration_definitions('callback', PLUGIN, definitions)
+    callback = results_callback.CallbackModule(display=FakeDisplay())
+    callback._load_name = PLUGIN
+    direct = {'results_dir': str(tmp_path / 'results'), 'run_id': 'R1'}
+    direct.update(options)
+    callback.set_options(direct=direct)
+    return callback
+
+
+def start(callback, extra_vars=None, play_vars=None):
+    play = FakePlay(FakeVariableManager(extra_vars, play_vars))
+    callback.v2_playbook_on_start(FakePlaybook([play]))
+    callback.v2_playbook_on_play_start(play)
+    return play
+
+
+def lines_of(path):
+    with open(path) as handle:
+        return [json.loads(line) for line in handle]
+
+
+def test_documentation_declares_an_aggregate_callback_that_needs_enabling():
+    assert results_callback.CallbackModule.CALLBACK_TYPE == 'aggregate'
+    assert results_callback.CallbackModule.CALLBACK_NEEDS_ENABLED is True
+    options = yaml.safe_load(results_callback.DOCUMENTATION)['options']
+    assert options['results_dir']['env'] == [{'name': 'PERFLAB_RESULTS_DIR'}]
+    assert options['results_dir']['ini'] == [{'section': 'callback_perflab_results', 'key': 'results_dir'}]
+    assert options['run_id']['vars'] == [{'name': 'perflab_run_id'}]
+    assert set(options) >= {'results_dir', 'run_id', 'baseline', 'summary'}
+
+
+def test_each_record_is_on_disk_as_soon_as_it_arrives(tmp_path):
+    callback = make_callback(tmp_path)
+    start(callback)
+    path = str(tmp_path / 'results' / 'R1.jsonl')
+    for number, record in enumerate(RECORDS[:4], 1):
+        callback.v2_runner_on_ok(FakeResult({'changed': False, 'perflab_result': [copy.deepcopy(record)]}))
+        # read by another handle before anything else happens: the line is there, whole
+        assert lines_of(path) == RECORDS[:number]
+
+
+def test_every_way_a_record_can_arrive(tmp_path):
+    callback = make_callback(tmp_path)
+    start(callback)
+    callback.v2_runner_on_ok(FakeResult({'perflab_system': SYSTEMS[0]}))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[0]}))                      # one record
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[1:3]}))                    # a list
+    callback.v2_runner_item_on_ok(FakeResult({'perflab_result': [RECORDS[3]], 'item': 1}))    # a loop item
+    failed = [r for r in RECORDS if r['status'] == 'failed'][0]
+    callback.v2_runner_on_failed(FakeResult({'failed': True, 'perflab_result': [failed]}), ignore_errors=True)
+    callback.v2_runner_item_on_failed(FakeResult({'failed': True, 'perflab_result': RECORDS[4]}))
+    # the loop's final result lists the items again: they are not stored twice
+    callback.v2_runner_on_ok(FakeResult({'results': [{'perflab_result': [RECORDS[3]]}]}))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[0]}))                      # same record again
+    stored = lines_of(str(tmp_path / 'results' / 'R1.jsonl'))
+    assert stored == [SYSTEMS[0], RECORDS[0], RECORDS[1], RECORDS[2], RECORDS[3], failed, RECORDS[4]]
+
+
+def test_records_without_run_id_get_the_callbacks_and_junk_is_not_stored(tmp_path):
+    callback = make_callback(tmp_path)
+    start(callback)
+    record = dict(RECORDS[0], run_id='')
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': [record, 'not a record', {'schema': 'x/1'},
+                                                            dict(RECORDS[1], schema='perflab.result/2')]}))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': 'VARIABLE IS NOT DEFINED!'}))
+    stored = lines_of(str(tmp_path / 'results' / 'R1.jsonl'))
+    assert stored == [dict(RECORDS[0], run_id='R1')]
+    warnings = ' '.join(callback._display.warnings)
+    assert 'not a mapping' in warnings
+    assert "no perflab schema ('x/1')" in warnings
+    assert "'perflab.result/2' is not supported" in warnings
+
+
+def test_progress_lines_with_and_without_a_plan(tmp_path):
+    callback = make_callback(tmp_path)
+    start(callback)
+    display = callback._display
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[0]}))
+    record = RECORDS[0]
+    value = record['metrics'][record['primary']]['value']
+    assert display.lines[-1] == '[1] %s · Debian 12 stock · lab1->lab2 · %.1f Mbit/s' % (record['test_id'], value)
+    # the benchmark role announces its plan with set_fact: every host reports it, counted once
+    plan = {'ansible_facts': {'perflab_plan': {'total_tests': 120, 'expected_duration_s': 1200}}}
+    callback.v2_runner_on_ok(FakeResult(plan, host='lab1'))
+    callback.v2_runner_on_ok(FakeResult(plan, host='lab2'))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[1]}))
+    assert re.match(r'^\[1/120\] iperf3/tcp/parallel=1 · Debian 12 stock · lab1->lab2 · [0-9.]+ Mbit/s · '
+                    r'ETA \d\d:\d\d:\d\d$', display.lines[-1])
+    failed = [r for r in RECORDS if r['status'] == 'failed'][0]
+    callback.v2_runner_on_failed(FakeResult({'perflab_result': failed}))
+    assert display.lines[-1].startswith('[2/120] iperf3/tcp/parallel=20 · Debian 12 stock · lab1->lab2 · '
+                                        'FAILED: iperf3 timed out after 40 s · ETA ')
+    # a system profile is stored but is no test: no progress line
+    count = len(display.lines)
+    callback.v2_runner_on_ok(FakeResult({'perflab_system': SYSTEMS[1]}))
+    assert len(display.lines) == count
+
+
+def test_eta_scales_the_remaining_plan_by_the_observed_pace():
+    now = [1000.0]
+    progress = results_callback.Progress(clock=lambda: now[0])
+    assert progress.add({'duration_s': 10}) == ('[1]', None)
+    progress.set_plan({'total_tests': 10, 'expected_duration_s': 100}, play_serial=1)
+    now[0] += 30.0                                   # 10 s requested took 30 s (servers, waits)
+    counter, eta = progress.add({'duration_s': 10})
+    assert counter == '[1/10]'
+    assert eta == pytest.approx(90 * 3.0)            # 90 s of tests left, at 3x
+    now[0] += 30.0
+    assert progress.add({'duration_s': 10})[1] == pytest.approx(80 * 3.0)
+    # without durations: the average time per record
+    progress.set_plan({'total_tests': 4, 'expected_duration_s': 0}, play_serial=2)
+    now[0] += 20.0
+    assert progress.add({}) == ('[1/4]', pytest.approx(60.0))
+    assert results_callback.format_duration(2470) == '00:41:10'
+    # the same plan from another host does not restart the count; a new play does
+    progress.set_plan({'total_tests': 4, 'expected_duration_s': 0}, play_serial=2)
+    assert progress.add({})[0] == '[2/4]'
+
+
+def test_stats_writes_the_workbook_and_prints_the_summary(tmp_path):
+    openpyxl = pytest.importorskip('openpyxl')
+    callback = make_callback(tmp_path, baseline='Debian 12 tuned')
+    start(callback)
+    tuned = fixture_lines('tuned.jsonl')
+    for record in RECORDS + tuned:
+        key = 'perflab_result' if record['schema'] == 'perflab.result/1' else 'perflab_system'
+        callback.v2_runner_on_ok(FakeResult({key: record}))
+    callback.v2_playbook_on_stats(None)
+    workbook_path = str(tmp_path / 'results' / 'R1.xlsx')
+    wb = openpyxl.load_workbook(workbook_path)
+    assert wb.sheetnames[0] == 'Summary' and wb.sheetnames[-1] == 'Raw'
+    header = [cell.value for cell in wb['Summary'][1]]
+    assert 'Debian 12 stock vs Debian 12 tuned (%)' in header            # the configured baseline
+    output = '\n'.join(callback._display.lines)
+    assert 'Netperf 2.7.0 - TCP_RR\n1/s, higher is better' in output
+    assert 'perflab workbook: %s' % workbook_path in output
+
+
+def test_summary_and_workbook_can_be_switched_off(tmp_path):
+    callback = make_callback(tmp_path, summary=False, workbook=False, progress=False)
+    start(callback)
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[0]}))
+    callback.v2_playbook_on_stats(None)
+    assert os.listdir(str(tmp_path / 'results')) == ['R1.jsonl']
+    assert callback._display.lines == ['perflab results: %s' % (tmp_path / 'results' / 'R1.jsonl')]
+
+
+def test_an_unwritable_results_dir_stops_the_run_at_playbook_start(tmp_path):
+    blocker = tmp_path / 'a-file'
+    blocker.write_text('')
+    callback = make_callback(tmp_path, results_dir=str(blocker / 'results'))
+    with pytest.raises(SystemExit) as caught:
+        callback.v2_playbook_on_start(FakePlaybook([FakePlay(FakeVariableManager())]))
+    assert caught.value.code == 1
+    assert 'cannot create the results directory %s' % (blocker / 'results') in callback._display.errors[0]
+    assert 'before any test' in callback._display.errors[0]
+
+
+def test_play_variables_choose_the_run_and_the_directory(tmp_path):
+    callback = make_callback(tmp_path)
+    # extra vars count at playbook start (no default directory gets created first) ...
+    start(callback, extra_vars={'perflab_run_id': 'resumed', 'perflab_results_dir': str(tmp_path / 'elsewhere')})
+    assert not os.path.exists(str(tmp_path / 'results'))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[0]}))
+    assert lines_of(str(tmp_path / 'elsewhere' / 'resumed.jsonl')) == [RECORDS[0]]
+    # ... and a play variable pointing somewhere unwritable stops that play before its first task
+    blocker = tmp_path / 'a-file'
+    blocker.write_text('')
+    with pytest.raises(SystemExit):
+        callback.v2_playbook_on_play_start(FakePlay(FakeVariableManager(play_vars={
+            'perflab_results_dir': str(blocker / 'x')})))
+
+
+# -- a real ansible-playbook run ------------------------------------------------------------------
+
+PLAYBOOK = """
+- name: Results callback, for real
+  hosts: localhost
+  connection: local
+  gather_facts: false
+  vars:
+    records: {records}
+    system: {system}
+  tasks:
+    - name: Announce the plan
+      ansible.builtin.set_fact:
+        perflab_plan: {{total_tests: 4, expected_duration_s: 40}}
+
+    - name: Return a system profile the way system_profile does
+      ansible.builtin.debug:
+        var: perflab_system
+      vars:
+        perflab_system: "{{{{ system }}}}"
+
+    - name: Return one record per loop item, as a test module returns perflab_result
+      ansible.builtin.debug:
+        var: perflab_result
+      vars:
+        perflab_result: "{{{{ records[item] }}}}"
+      loop: [0, 1, 2]
+
+    - name: The records are in the file before the play ends
+      ansible.builtin.assert:
+        that:
+          - lookup('ansible.builtin.file', results_file).splitlines() | length == 4
+
+    - name: A failed test still delivers its record
+      ansible.builtin.debug:
+        var: perflab_result
+      vars:
+        perflab_result: "{{{{ records[3] }}}}"
+      failed_when: true
+      ignore_errors: true
+"""
+
+
+def ansible_playbook():
+    path = os.path.join(os.path.dirname(sys.executable), 'ansible-playbook')
+    if not os.path.exists(path):
+        pytest.skip('ansible-playbook is not installed beside %s' % sys.executable)
+    return path
+
+
+def run_playbook(tmp_path, results_dir, run_id='live'):
+    records = [r for r in RECORDS if r['status'] == 'ok'][:3] + [r for r in RECORDS if r['status'] == 'failed'][:1]
+    playbook = tmp_path / 'play.yml'
+    playbook.write_text(PLAYBOOK.format(records=json.dumps(records), system=json.dumps(SYSTEMS[0])))
+    env = dict(os.environ)
+    env.update({
+        'ANSIBLE_CONFIG': os.path.join(ROOT, 'ansible.cfg'),
+        'ANSIBLE_CALLBACKS_ENABLED': PLUGIN,
+        'ANSIBLE_STDOUT_CALLBACK': 'ansible.builtin.default',
+        'ANSIBLE_NOCOLOR': '1',
+        'PERFLAB_RESULTS_DIR': results_dir,
+        'PERFLAB_RUN_ID': run_id,
+    })
+    completed = subprocess.run(
+        [ansible_playbook(), '-i', 'localhost,', str(playbook),
+         '-e', 'results_file=%s' % os.path.join(results_dir, run_id + '.jsonl')],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300, check=False)
+    return completed, records
+
+
+def test_real_playbook_run_writes_jsonl_and_workbook(tmp_path):
+    results_dir = str(tmp_path / 'results')
+    completed, records = run_playbook(tmp_path, results_dir)
+    output = completed.stdout.decode('utf-8')
+    assert completed.returncode == 0, output
+    stored = lines_of(os.path.join(results_dir, 'live.jsonl'))
+    assert stored == [SYSTEMS[0]] + records
+    assert os.path.exists(os.path.join(results_dir, 'live.xlsx'))
+    assert re.search(r'^\[1/4\] iperf3/tcp/parallel=1 · Debian 12 stock · lab1->lab2 · [0-9.]+ Mbit/s · ETA ',
+                     output, re.M), output
+    assert re.search(r'^\[4/4\] iperf3/tcp/parallel=20 .* FAILED: iperf3 timed out after 40 s · ETA 00:00:00$',
+                     output, re.M), output
+    assert 'iPerf 3.12 - TCP - Parallel: 1\nMbit/s, higher is better' in output
+    assert 'perflab workbook: %s' % os.path.join(results_dir, 'live.xlsx') in output
+
+
+def test_real_playbook_run_stops_before_any_task_when_results_dir_is_unwritable(tmp_path):
+    blocker = tmp_path / 'a-file'
+    blocker.write_text('')
+    completed, _records = run_playbook(tmp_path, str(blocker / 'results'))
+    output = completed.stdout.decode('utf-8')
+    assert completed.returncode == 1, output
+    assert 'perflab.network.results: cannot create the results directory' in output
+    assert 'TASK [' not in output

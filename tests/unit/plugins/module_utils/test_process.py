@@ -1,0 +1,139 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+import re
+import sys
+import time
+
+import pytest
+
+from ansible_collections.perflab.network.plugins.module_utils import process
+
+ISO_RE = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')
+
+
+def test_run_captures_output_and_rc():
+    res = process.run([sys.executable, '-c', 'import sys; print("out"); sys.stderr.write("err"); sys.exit(3)'], 10)
+    assert res.rc == 3
+    assert res.stdout == 'out\n'
+    assert res.stderr == 'err'
+    assert res.timed_out is False
+    assert ISO_RE.match(res.started_at) and ISO_RE.match(res.ended_at)
+    assert 0 <= res.elapsed_s < 10
+
+
+def test_run_is_not_a_shell():
+    res = process.run(['echo', 'a;b', '$(id)', '|', '*'], 10)
+    assert res.stdout == 'a;b $(id) | *\n'
+    with pytest.raises(TypeError):
+        process.run('echo hi', 10)
+
+
+def test_run_env_is_added_to_environment():
+    res = process.run([sys.executable, '-c', 'import os; print(os.environ["PERFLAB_X"], "PATH" in os.environ)'],
+                      10, env={'PERFLAB_X': 'y'})
+    assert res.stdout.split() == ['y', 'True']
+
+
+def test_run_in_own_session():
+    res = process.run([sys.executable, '-c', 'import os; print(os.getsid(0) == os.getpid())'], 10)
+    assert res.stdout.strip() == 'True'
+
+
+def test_timeout_kills_whole_group(tmp_path):
+    # the child ignores SIGTERM and forks a grandchild: both must be gone afterwards
+    pidfile = tmp_path / 'grandchild'
+    script = (
+        'import os, signal, subprocess, sys, time\n'
+        'signal.signal(signal.SIGTERM, signal.SIG_IGN)\n'
+        'p = subprocess.Popen(["sleep", "300"])\n'
+        'open(sys.argv[1], "w").write(str(p.pid))\n'
+        'print("started", flush=True)\n'
+        'time.sleep(300)\n'
+    )
+    start = time.monotonic()
+    res = process.run([sys.executable, '-c', script, str(pidfile)], 1.5)
+    took = time.monotonic() - start
+    assert res.timed_out is True
+    assert res.rc == -9
+    assert 'started' in res.stdout
+    assert 3.0 <= took < 10
+    grandchild = int(pidfile.read_text())
+    time.sleep(0.2)
+    assert not process.pid_alive(grandchild)
+
+
+def test_timeout_sigterm_is_enough_for_polite_process():
+    start = time.monotonic()
+    res = process.run(['sleep', '300'], 0.5)
+    assert res.timed_out is True
+    assert res.rc == -15
+    assert time.monotonic() - start < 2.0
+
+
+def test_missing_executable():
+    res = process.run(['/nonexistent/perflab-tool', '-x'], 5)
+    assert res.rc == 127
+    assert 'perflab-tool' in res.stderr
+    assert res.timed_out is False
+
+
+def test_run_many_runs_at_once_and_keeps_order():
+    argvs = [[sys.executable, '-c', 'import time,sys; time.sleep(1); print(sys.argv[1])', str(i)] for i in range(4)]
+    start = time.monotonic()
+    results = process.run_many(argvs, 20)
+    took = time.monotonic() - start
+    assert [r.stdout.strip() for r in results] == ['0', '1', '2', '3']
+    assert [r.argv for r in results] == argvs
+    assert took < 3.5  # serial would take 4 s or more
+
+
+def test_run_many_timeout_per_process():
+    results = process.run_many([['sleep', '300'], ['true']], 0.5)
+    assert results[0].timed_out is True
+    assert results[1].timed_out is False and results[1].rc == 0
+
+
+def test_which():
+    assert process.which('sh') is not None
+    assert process.which('perflab-no-such-tool') is None
+    assert process.which('/bin/sh') == '/bin/sh'
+
+
+def test_missing_tool_message():
+    assert process.missing_tool_message('iperf3') == (
+        'iperf3 is not installed on this host: install it with the perflab.network.tools role')
+
+
+def test_spawn_detached_and_kill_group(tmp_path):
+    log = tmp_path / 'server.log'
+    pid = process.spawn_detached(['sh', '-c', 'echo up; sleep 300 & sleep 300'], str(log), nofile=4096)
+    try:
+        time.sleep(0.3)
+        assert os.getsid(pid) == pid
+        members = process.group_members(pid)
+        assert pid in members and len(members) >= 2  # sh, the background sleep (and dash forks the last one)
+        with open('/proc/%d/limits' % pid) as handle:
+            limits = handle.read()
+        assert re.search(r'Max open files\s+4096', limits)
+        assert process.kill_group(pid) is True
+        time.sleep(0.1)
+        assert process.group_members(pid) == []
+        assert 'up' in log.read_text()
+    finally:
+        process.kill_group(pid)
+
+
+def test_port_accepts():
+    import socket
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    sock.listen(1)
+    port = sock.getsockname()[1]
+    assert process.port_accepts('127.0.0.1', port) is True
+    sock.close()
+    assert process.port_accepts('127.0.0.1', port) is False

@@ -1,0 +1,162 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import re
+
+import pytest
+
+from ansible_collections.perflab.network.plugins.module_utils import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
+
+PARAMS = {
+    'server': '10.201.1.2', 'port': 5201, 'duration': 5, 'parallel': 4, 'processes': 1,
+    'timeout': None, 'nic_interface': 'lo', 'bind': '10.201.1.1', 'run_id': 'R1',
+    'config': 'Debian 12 stock', 'suite': 'phoronix', 'repetition': 2,
+    'client_name': 'lab1', 'server_name': 'lab2',
+}
+
+
+def _proc(**kw):
+    base = dict(argv=['iperf3', '-c', '10.201.1.2'], rc=0, stdout='OUT', stderr='', timed_out=False,
+                started_at='2026-11-29T18:40:00.000Z', ended_at='2026-11-29T18:40:05.100Z', elapsed_s=5.1)
+    base.update(kw)
+    return ProcessResult(**base)
+
+
+def test_new_record_fields():
+    record = rec.new_record(PARAMS, 'iperf3', 'tcp_stream', 'tcp', 'client_to_server',
+                            'iperf3/tcp_stream/parallel=4', options={'omit': 1})
+    assert record['schema'] == 'perflab.result/1'
+    assert record['run_id'] == 'R1'
+    assert record['config'] == 'Debian 12 stock'
+    assert record['suite'] == 'phoronix'
+    assert record['repetition'] == 2
+    assert record['parallel'] == 4
+    assert record['duration_s'] == 5.0
+    assert record['options'] == {'omit': 1}
+    assert record['client'] == {'name': 'lab1', 'address': '10.201.1.1', 'interface': 'lo', 'mtu': 65536}
+    assert record['server'] == {'name': 'lab2', 'address': '10.201.1.2', 'interface': None, 'mtu': None}
+    assert record['metrics'] == {} and record['intervals'] == [] and record['nic'] is None
+    assert record['processes'] is None and record['status'] is None
+
+
+def test_new_record_defaults():
+    record = rec.new_record({'server': 'srv', 'duration': 10}, 'nuttcp', 'tcp_stream', 'tcp',
+                            'client_to_server', 'nuttcp/tcp_stream')
+    assert re.match(r'^\d{8}T\d{6}Z-[0-9a-f]{4}$', record['run_id'])
+    assert record['suite'] == 'adhoc'
+    assert record['config'] == ''
+    assert record['repetition'] == 1
+    assert record['server']['name'] == 'srv'
+    assert record['client']['name']  # host name
+
+
+def test_new_record_rejects_bad_protocol_direction():
+    with pytest.raises(ValueError):
+        rec.new_record(PARAMS, 'iperf3', 'tcp_stream', 'sctp', 'client_to_server', 'x')
+    with pytest.raises(ValueError):
+        rec.new_record(PARAMS, 'iperf3', 'tcp_stream', 'tcp', 'sideways', 'x')
+
+
+def test_add_metric():
+    record = rec.new_record(PARAMS, 'iperf3', 'tcp_stream', 'tcp', 'client_to_server', 'x')
+    assert rec.add_metric(record, 'throughput_mbps', '941.5') is True
+    assert record['metrics']['throughput_mbps'] == {'value': 941.5, 'unit': 'Mbit/s', 'higher_is_better': True}
+    rec.add_metric(record, 'retransmits', 3, 'count', False)
+    assert record['metrics']['retransmits'] == {'value': 3.0, 'unit': 'count', 'higher_is_better': False}
+    assert rec.add_metric(record, 'jitter_ms', None) is False
+    assert 'jitter_ms' not in record['metrics']
+    with pytest.raises(ValueError):
+        rec.add_metric(record, 'throughput_mbps', 1, 'Gbit/s', True)
+    with pytest.raises(ValueError):
+        rec.add_metric(record, 'made_up_metric', 1)
+    rec.add_metric(record, 'made_up_metric', 1, 'widgets', True)
+    assert record['metrics']['made_up_metric']['unit'] == 'widgets'
+
+
+def test_finish_record_ok():
+    record = rec.new_record(PARAMS, 'iperf3', 'tcp_stream', 'tcp', 'client_to_server', 'x')
+    rec.add_metric(record, 'throughput_mbps', 900)
+    rec.set_primary(record, 'throughput_mbps')
+    rec.finish_record(record, _proc(stderr='warn'), 'ok', error='ignored')
+    assert record['status'] == 'ok' and record['error'] is None
+    assert record['started_at'] == '2026-11-29T18:40:00.000Z'
+    assert record['ended_at'] == '2026-11-29T18:40:05.100Z'
+    assert record['command'] == ['iperf3', '-c', '10.201.1.2']
+    assert record['commands'] == [['iperf3', '-c', '10.201.1.2']]
+    assert record['raw'] == 'OUT\nwarn'
+
+
+def test_finish_record_ok_without_primary_becomes_failed():
+    record = rec.new_record(PARAMS, 'iperf3', 'tcp_stream', 'tcp', 'client_to_server', 'x')
+    rec.set_primary(record, 'throughput_mbps')
+    rec.finish_record(record, _proc(), 'ok')
+    assert record['status'] == 'failed'
+    assert 'throughput_mbps' in record['error']
+
+
+def test_finish_record_failed_and_skipped():
+    record = rec.new_record(PARAMS, 'iperf3', 'tcp_stream', 'tcp', 'client_to_server', 'x')
+    rec.set_commands(record, [['a', '1'], ['a', '2']])
+    rec.finish_record(record, None, 'skipped', error='check mode')
+    assert record['status'] == 'skipped' and record['error'] == 'check mode'
+    assert record['command'] == ['a', '1'] and record['commands'] == [['a', '1'], ['a', '2']]
+    assert record['started_at'] and record['ended_at']
+    with pytest.raises(ValueError):
+        rec.finish_record(record, None, 'great')
+
+
+def test_bound_raw_keeps_head_and_tail():
+    text = 'HEAD' + 'x' * 200000 + 'TAIL'
+    bounded = rec.bound_raw(text)
+    assert len(bounded) == rec.RAW_LIMIT
+    assert bounded.startswith('HEAD') and bounded.endswith('TAIL')
+    assert 'characters cut' in bounded
+    assert rec.bound_raw('short') == 'short'
+
+
+def test_add_nic_and_process():
+    record = rec.new_record(PARAMS, 'iperf3', 'tcp_stream', 'tcp', 'client_to_server', 'x')
+    rec.add_nic(record, {'interface': 'lo', 'samples': [], 'rx_mbps': 10.5, 'tx_mbps': None})
+    assert record['metrics']['nic_rx_mbps']['value'] == 10.5
+    assert 'nic_tx_mbps' not in record['metrics']
+    rec.add_process(record, 5201, {'throughput_mbps': rec.metric(1, 'Mbit/s', True)})
+    assert record['processes'] == [{'port': 5201, 'status': 'ok', 'error': None,
+                                    'metrics': {'throughput_mbps': {'value': 1.0, 'unit': 'Mbit/s',
+                                                                    'higher_is_better': True}}}]
+
+
+def test_metrics_table_matches_doc():
+    assert rec.METRICS['throughput_mbps'] == ('Mbit/s', True)
+    assert rec.METRICS['latency_us_p99'] == ('us', False)
+    assert rec.METRICS['transactions_per_s'] == ('1/s', True)
+    assert rec.METRICS['packets'] == ('count', True)
+    assert rec.METRICS['lost_packets'] == ('count', False)
+
+
+def test_combine_metrics():
+    combined = rec.combine_metrics([
+        {'throughput_mbps': 100.0, 'retransmits': 1.0, 'jitter_ms': 0.2, 'lost_packets': 1.0, 'packets': 100.0,
+         'lost_percent': 1.0, 'cpu_local_pct': 10.0},
+        {'throughput_mbps': 50.0, 'retransmits': 2.0, 'jitter_ms': 0.4, 'lost_packets': 9.0, 'packets': 900.0,
+         'lost_percent': 1.0},
+    ])
+    assert combined == {'throughput_mbps': 150.0, 'retransmits': 3.0, 'jitter_ms': pytest.approx(0.3),
+                        'lost_packets': 10.0, 'packets': 1000.0, 'lost_percent': 1.0, 'cpu_local_pct': 10.0}
+    # loss share weighted by packets, not a mean of percentages
+    combined = rec.combine_metrics([{'lost_packets': 10.0, 'packets': 100.0, 'lost_percent': 10.0},
+                                    {'lost_packets': 0.0, 'packets': 900.0, 'lost_percent': 0.0}])
+    assert combined['lost_percent'] == 1.0
+    assert rec.combine_metrics([]) == {}
+
+
+def test_combine_intervals_by_index():
+    got = rec.combine_intervals([
+        [{'t': 1.0, 'throughput_mbps': 10.0}, {'t': 2.0, 'throughput_mbps': 20.0}],
+        [{'t': 1.01, 'throughput_mbps': 1.0}, {'t': 2.01, 'throughput_mbps': 2.0}, {'t': 3.0, 'throughput_mbps': 3.0}],
+        [],
+    ])
+    assert got == [{'t': 1.0, 'throughput_mbps': 11.0}, {'t': 2.0, 'throughput_mbps': 22.0}]

@@ -1,0 +1,274 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The report's tables, the text summary and the CSV/JSON exports, checked
+against values computed here straight from the (synthetic) record files."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import csv
+import json
+import os
+import re
+import statistics
+
+import pytest
+
+from ansible_collections.perflab.network.plugins.module_utils.report import exports, stats, store, tables, text
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'results')
+STOCK = os.path.join(FIXTURES, 'stock.jsonl')
+TUNED = os.path.join(FIXTURES, 'tuned.jsonl')
+
+
+def load(*paths):
+    objects = []
+    for path in paths:
+        with open(path) as handle:
+            objects.extend(json.loads(line) for line in handle if line.strip())
+    return objects
+
+
+def results_of(*paths):
+    return [obj for obj in load(*paths) if obj['schema'] == 'perflab.result/1']
+
+
+def primary_values(records, test_id, config):
+    return [record['metrics'][record['primary']]['value'] for record in records
+            if record['test_id'] == test_id and record['config'] == config and record['status'] == 'ok']
+
+
+@pytest.fixture(scope='module')
+def report():
+    return tables.Report(store.ResultFiles([STOCK, TUNED]))
+
+
+def test_columns_tests_and_counts(report):
+    records = results_of(STOCK, TUNED)
+    assert report.columns == ['Debian 12 stock', 'Debian 12 tuned']
+    assert report.baseline == 'Debian 12 stock'
+    assert [test.test_id for test in report.tests] == list(dict.fromkeys(r['test_id'] for r in records))
+    assert report.records == len(records)
+    assert report.ok == sum(1 for r in records if r['status'] == 'ok')
+    assert report.failed == sum(1 for r in records if r['status'] == 'failed') == 3
+    assert report.skipped == sum(1 for r in records if r['status'] == 'skipped') == 1
+    assert report.run_ids == ['20261129T184000Z-ab12', '20261129T201500Z-cd34']
+    assert report.problems == []
+
+
+def test_seed_style_titles(report):
+    titles = dict((test.test_id, test.title) for test in report.tests)
+    assert titles['iperf3/tcp/parallel=5'] == 'iPerf 3.12 - TCP - Parallel: 5'
+    assert titles['iperf3/udp/parallel=5'] == 'iPerf 3.12 - UDP - Parallel: 5'
+    assert titles['netperf/TCP_RR'] == 'Netperf 2.7.0 - TCP_RR'
+    assert titles['ethr/tcp_latency/threads=1'] == 'Ethr 1.0.0 - TCP - Latency - Threads: 1'
+    assert titles['nuttcp/tcp'] == 'nuttcp 6.1.2 - TCP'
+    assert tables.default_title('iperf3', ['3.9', '3.12'], 'tcp_stream', 'tcp', 'server_to_client', 1, 'x') == \
+        'iPerf 3.9/3.12 - TCP - Reverse - Parallel: 1'
+
+
+def test_summary_means_changes_and_significance_equal_the_records(report):
+    records = results_of(STOCK, TUNED)
+    columns = report.summary_columns()
+    assert columns[:7] == ['Test', 'Test ID', 'Metric', 'Unit', 'Better', 'Debian 12 stock', 'Debian 12 tuned']
+    change_at = columns.index('Debian 12 tuned vs Debian 12 stock (%)')
+    p_at = columns.index('Debian 12 tuned vs Debian 12 stock p')
+    runs_at = columns.index('Debian 12 stock runs')
+    failed_at = columns.index('Debian 12 stock failed')
+    rows = dict((row[1], row) for row in report.summary_rows())
+    for test_id, row in rows.items():
+        stock = primary_values(records, test_id, 'Debian 12 stock')
+        tuned = primary_values(records, test_id, 'Debian 12 tuned')
+        if stock:
+            assert row[5] == pytest.approx(statistics.mean(stock), rel=1e-12)
+        if tuned:
+            assert row[6] == pytest.approx(statistics.mean(tuned), rel=1e-12)
+        if stock and tuned:
+            expected = (statistics.mean(tuned) - statistics.mean(stock)) / abs(statistics.mean(stock)) * 100
+            assert row[change_at] == pytest.approx(expected, rel=1e-9)
+        else:
+            assert row[change_at] is None
+        if len(stock) >= 2 and len(tuned) >= 2:
+            assert row[p_at] == pytest.approx(stats.welch_t_test(tuned, stock)['p'])
+        else:
+            assert row[p_at] is None
+        assert row[runs_at] == len(stock)
+        assert row[failed_at] == sum(1 for r in records if r['test_id'] == test_id
+                                     and r['config'] == 'Debian 12 stock' and r['status'] != 'ok')
+    # failed runs are counted, never averaged
+    assert rows['iperf3/tcp/parallel=20'][5] == 'failed'
+    assert rows['iperf3/tcp/parallel=20'][failed_at] == 2
+    assert rows['iperf3/udp/parallel=5'][failed_at + 1] == 1
+    assert rows['netperf/UDP_STREAM'][6] == 'failed'
+    # single runs: a change but no test
+    assert rows['nuttcp/tcp'][change_at] is not None and rows['nuttcp/tcp'][p_at] is None
+    # the clear differences of the fixtures are significant
+    assert rows['netperf/TCP_RR'][p_at] < 0.05
+    assert rows['ethr/tcp_latency/threads=1'][p_at] < 0.05
+
+
+def test_best_follows_the_metric_direction(report):
+    by_id = dict((test.test_id, test) for test in report.tests)
+    latency = by_id['ethr/tcp_latency/threads=1']
+    assert latency.higher_is_better is False
+    best = [column.label for column in latency.columns if column.best]
+    assert best == [min(latency.columns, key=lambda column: column.mean).label]
+    throughput = by_id['netperf/TCP_RR']
+    assert [column.label for column in throughput.columns if column.best] == \
+        [max(throughput.columns, key=lambda column: column.mean).label]
+    # one value alone is not "best"
+    assert not any(column.best for column in by_id['netperf/UDP_STREAM'].columns)
+    # a lower latency is an improvement, a higher rate too
+    assert latency.by_label['Debian 12 tuned'].improved(False) is True
+    assert throughput.by_label['Debian 12 tuned'].improved(True) is True
+
+
+def test_chosen_baseline_and_unknown_baseline():
+    chosen = tables.Report(store.ResultFiles([STOCK, TUNED]), baseline='Debian 12 tuned')
+    assert chosen.baseline == 'Debian 12 tuned'
+    assert chosen.others == ['Debian 12 stock']
+    row = [r for r in chosen.summary_rows() if r[1] == 'netperf/TCP_RR'][0]
+    stock, tuned = row[5], row[6]
+    assert row[7] == pytest.approx((stock - tuned) / tuned * 100)
+    unknown = tables.Report(store.ResultFiles([STOCK, TUNED]), baseline='Windows')
+    assert unknown.baseline == 'Debian 12 stock'
+    assert "baseline 'Windows' is not among the configurations" in unknown.warnings[0]
+
+
+def test_group_by_run_gives_each_run_a_column():
+    report = tables.Report(store.ResultFiles([STOCK, TUNED]), group_by='run', baseline='Debian 12 tuned')
+    assert report.columns == ['Debian 12 stock [20261129T184000Z-ab12]', 'Debian 12 tuned [20261129T201500Z-cd34]']
+    assert report.baseline == 'Debian 12 tuned [20261129T201500Z-cd34]'
+    with pytest.raises(ValueError):
+        tables.Report(store.ResultFiles([STOCK]), group_by='host')
+
+
+def test_other_metrics_are_averaged_too(report):
+    records = results_of(STOCK, TUNED)
+    rows = [row for row in report.metrics_rows() if row[0] == 'iperf3/tcp/parallel=1' and row[3] == 'retransmits']
+    assert [row[2] for row in rows] == ['Debian 12 stock', 'Debian 12 tuned']
+    for row in rows:
+        values = [r['metrics']['retransmits']['value'] for r in records
+                  if r['test_id'] == 'iperf3/tcp/parallel=1' and r['config'] == row[2] and r['status'] == 'ok']
+        assert row[6] == len(values)
+        assert row[7] == pytest.approx(statistics.mean(values))
+
+
+def test_raw_rows_are_every_record_times_metric(report):
+    records = results_of(STOCK, TUNED)
+    rows = list(report.iter_raw_rows())
+    assert len(rows) == sum(max(1, len(r['metrics'])) for r in records) == report.raw_rows
+    columns = report.raw_columns()
+    assert columns[:5] == ['run_id', 'config', 'suite', 'test_id', 'tool']
+    expected = []
+    for r in records:
+        if not r['metrics']:
+            expected.append((r['test_id'], r['repetition'], r['config'], None, None, r['status'], r['error']))
+        for name, metric in r['metrics'].items():
+            expected.append((r['test_id'], r['repetition'], r['config'], name, metric['value'], r['status'], r['error']))
+    index = dict((name, number) for number, name in enumerate(columns))
+    got = [(row[index['test_id']], row[index['repetition']], row[index['config']], row[index['metric']],
+            row[index['value']], row[index['status']], row[index['error']]) for row in rows]
+    assert got == expected
+    failed = [row for row in rows if row[index['status']] == 'failed']
+    assert failed and all(row[index['error']] for row in failed)
+    assert rows[0][index['client']] == 'lab1' and rows[0][index['server']] == 'lab2'
+
+
+def test_interval_rows_carry_tool_and_nic_samples(report):
+    records = results_of(STOCK, TUNED)
+    groups = list(report.iter_interval_groups())
+    tool_rows = [row for _record, source, rows in groups if source == 'tool' for row in rows]
+    nic_rows = [row for _record, source, rows in groups if source == 'nic' for row in rows]
+    assert len(tool_rows) == sum(len(r['intervals']) for r in records)
+    assert len(nic_rows) == sum(len(r['nic']['samples']) for r in records if r['nic'])
+    assert len(tool_rows) + len(nic_rows) == report.interval_rows
+    columns = report.interval_columns()
+    assert columns[:8] == ['run_id', 'config', 'test_id', 'repetition', 'client', 'server', 'source', 't']
+    assert 'throughput_mbps' in columns and 'nic_tx_mbps' in columns
+    first = [r for r in records if r['intervals']][0]
+    assert tool_rows[0][columns.index('throughput_mbps')] == first['intervals'][0]['throughput_mbps']
+    sampled = [r for r in records if r['nic']][0]
+    s0, s1 = sampled['nic']['samples'][0], sampled['nic']['samples'][1]
+    assert nic_rows[0][columns.index('nic_tx_mbps')] is None
+    assert nic_rows[1][columns.index('nic_tx_mbps')] == pytest.approx(
+        (s1['tx_bytes'] - s0['tx_bytes']) * 8 / (s1['t'] - s0['t']) / 1e6)
+    assert nic_rows[1][columns.index('tx_bytes')] == s1['tx_bytes']
+
+
+def test_systems_table(report):
+    profiles = [obj for obj in load(STOCK, TUNED) if obj['schema'] == 'perflab.system/1']
+    rows = report.systems_rows()
+    columns = report.systems_columns()
+    for field in ('Processor', 'Motherboard', 'Memory', 'Disk', 'Network', 'OS', 'Kernel', 'Compiler',
+                  'File-System', 'MTU', 'Tuning'):
+        assert field in columns
+    assert [(row[0], row[1]) for row in rows] == [(p['config'], p['host']) for p in profiles]
+    for row, profile in zip(rows, profiles):
+        assert row[columns.index('Processor')] == profile['table']['Processor']
+        assert row[columns.index('MTU')] == profile['network']['mtu']
+        tuning = row[columns.index('Tuning')]
+        assert 'congestion control %s' % profile['network']['congestion_control'] in tuning
+        # the key offloads by their short names; ethtool's other features are left out
+        assert 'tso %s' % ('on' if profile['network']['offloads']['tcp-segmentation-offload'] else 'off') in tuning
+        assert 'lro off' in tuning and 'tx-udp-segmentation' not in tuning
+        sysctls = row[columns.index('Sysctls')]
+        assert 'net.ipv4.tcp_rmem=%s' % profile['network']['sysctls']['net.ipv4.tcp_rmem'] in sysctls
+        assert 'busy_poll' not in sysctls            # does not exist on that host
+
+
+def test_a_truncated_file_still_makes_a_report():
+    report = tables.Report(store.ResultFiles([os.path.join(FIXTURES, 'truncated.jsonl')]))
+    assert len(report.problems) == 1
+    assert report.records >= 1
+    assert report.tests
+    assert 'unreadable line' in ' '.join(report.summary_notes())
+
+
+def test_text_summary_blocks_and_bars(report):
+    summary = text.render(report)
+    blocks = summary.split('\n\n')
+    block = [b for b in blocks if b.startswith('Netperf 2.7.0 - TCP_RR\n')][0].splitlines()
+    assert block[1] == '1/s, higher is better'
+    test = [t for t in report.tests if t.test_id == 'netperf/TCP_RR'][0]
+    stock, tuned = test.by_label['Debian 12 stock'].mean, test.by_label['Debian 12 tuned'].mean
+    bars = [len(re.search(r'\|(#*)', line).group(1)) for line in block[2:]]
+    assert bars[1] == text.BAR_WIDTH                          # the largest value
+    assert bars[0] == int(round(text.BAR_WIDTH * stock / tuned))
+    assert '%.2f' % stock in block[2] and '%.2f' % tuned in block[3]
+    assert block[3].endswith('%+.1f%% *' % ((tuned - stock) / stock * 100))
+    latency = [b for b in blocks if b.startswith('Ethr 1.0.0')][0].splitlines()
+    assert latency[1] == 'us, lower is better'
+    failed = [b for b in blocks if b.startswith('iPerf 3.12 - TCP - Parallel: 20')][0]
+    assert 'Debian 12 stock ... FAILED (2 of 2 runs): iperf3 timed out after 40 s' in failed
+
+
+def test_csv_and_json_exports_hold_the_same_tables(report, tmp_path):
+    stem = str(tmp_path / 'out')
+    paths = exports.write_exports(report, stem)
+    names = ['summary', 'tests', 'metrics', 'systems', 'intervals', 'raw']
+    assert paths == ['%s-%s.csv' % (stem, name) for name in names] + [stem + '.json']
+    with open(stem + '-summary.csv') as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == report.summary_columns()
+    expected = report.summary_rows()
+    assert len(rows) == len(expected) + 1
+    for got, want in zip(rows[1:], expected):
+        for cell, value in zip(got, want):
+            if isinstance(value, float):
+                assert float(cell) == value              # full precision
+            else:
+                assert cell == ('' if value is None else str(value))
+    with open(stem + '-raw.csv') as handle:
+        assert sum(1 for _row in csv.reader(handle)) == report.raw_rows + 1
+    with open(stem + '.json') as handle:
+        document = json.load(handle)
+    assert document['schema'] == 'perflab.report/1'
+    assert document['overview']['configurations'] == report.columns
+    assert document['tables']['summary'] == {'columns': report.summary_columns(), 'rows': expected}
+    assert len(document['tables']['raw']['rows']) == report.raw_rows
+    assert len(document['tables']['intervals']['rows']) == report.interval_rows
+    assert document['tables']['tests']['columns'] == list(tables.TESTS_COLUMNS)
+    with pytest.raises(ValueError):
+        exports.write_exports(report, stem, formats=['xml'])

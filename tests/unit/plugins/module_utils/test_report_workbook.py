@@ -1,0 +1,242 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The workbook, read back with openpyxl (and converted by LibreOffice when it is installed)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+
+import pytest
+
+openpyxl = pytest.importorskip('openpyxl')
+
+from ansible_collections.perflab.network.plugins.module_utils.report import build, store, tables, workbook  # noqa: E402
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'results')
+STOCK = os.path.join(FIXTURES, 'stock.jsonl')
+TUNED = os.path.join(FIXTURES, 'tuned.jsonl')
+TRUNCATED = os.path.join(FIXTURES, 'truncated.jsonl')
+
+
+def results_of(*paths):
+    records = []
+    for path in paths:
+        with open(path) as handle:
+            records.extend(obj for obj in (json.loads(line) for line in handle if line.strip())
+                           if obj['schema'] == 'perflab.result/1')
+    return records
+
+
+def ok_values(records, test_id, config):
+    return [r['metrics'][r['primary']]['value'] for r in records
+            if r['test_id'] == test_id and r['config'] == config and r['status'] == 'ok']
+
+
+@pytest.fixture(scope='module')
+def merged(tmp_path_factory):
+    """The stock and the tuned run merged side by side."""
+    path = str(tmp_path_factory.mktemp('wb') / 'merged.xlsx')
+    report, result = build.build_report([STOCK, TUNED], workbook_path=path)
+    return report, result, openpyxl.load_workbook(path)
+
+
+def test_sheets_in_order_with_valid_unique_names(merged):
+    report, result, wb = merged
+    names = wb.sheetnames
+    assert names[0] == 'Summary'
+    assert names[-3:] == ['Systems', 'Intervals', 'Raw']
+    assert len(names) == len(report.tests) + 4
+    assert names == result['sheets']
+    assert len(set(name.lower() for name in names)) == len(names)
+    assert all(len(name) <= 31 and not set(name) & set('[]:*?/\\') for name in names)
+    assert 'iPerf 3.12 - TCP - Parallel 5' in names
+
+
+def test_summary_sheet_values_formats_and_marks(merged):
+    report, _result, wb = merged
+    records = results_of(STOCK, TUNED)
+    ws = wb['Summary']
+    header = [cell.value for cell in ws[1]]
+    assert header == report.summary_columns()
+    assert header[5:7] == ['Debian 12 stock', 'Debian 12 tuned']      # two runs side by side
+    assert ws.freeze_panes == 'B2'
+    assert ws.auto_filter.ref == 'A1:%s%d' % (openpyxl.utils.get_column_letter(len(header)), len(report.tests) + 1)
+    change_at = header.index('Debian 12 tuned vs Debian 12 stock (%)')
+    p_at = header.index('Debian 12 tuned vs Debian 12 stock p')
+    rows = {}
+    for row in ws.iter_rows(min_row=2, max_row=len(report.tests) + 1):
+        rows[row[1].value] = row
+    assert list(rows) == [test.test_id for test in report.tests]
+    for test_id, row in rows.items():
+        stock = ok_values(records, test_id, 'Debian 12 stock')
+        tuned = ok_values(records, test_id, 'Debian 12 tuned')
+        assert row[5].value == (pytest.approx(statistics.mean(stock)) if stock else 'failed')
+        assert row[6].value == (pytest.approx(statistics.mean(tuned)) if tuned else 'failed')
+        if stock and tuned:
+            change = (statistics.mean(tuned) - statistics.mean(stock)) / statistics.mean(stock) * 100
+            assert row[change_at].value == pytest.approx(change)
+            assert row[change_at].number_format == workbook.FORMAT_CHANGE
+            # the best value is bold with a fill, the other is not
+            first = [r for r in records if r['test_id'] == test_id and r['status'] == 'ok'][0]
+            higher = first['metrics'][first['primary']]['higher_is_better']
+            best_is_tuned = (statistics.mean(tuned) > statistics.mean(stock)) == higher
+            best, other = (row[6], row[5]) if best_is_tuned else (row[5], row[6])
+            assert best.font.b and best.fill.fgColor.rgb.endswith('C6EFCE')
+            assert not other.font.b
+        assert row[5].number_format == workbook.FORMAT_VALUE or row[5].value == 'failed'
+    tcp_rr = rows['netperf/TCP_RR']
+    assert tcp_rr[p_at].value < 0.05
+    assert tcp_rr[p_at].number_format == workbook.FORMAT_P
+    assert tcp_rr[p_at].fill.fgColor.rgb.endswith('C6EFCE')           # significant and better
+    assert rows['nuttcp/tcp'][p_at].value is None                      # one run each: no test
+    notes = [ws.cell(row=number, column=1).value for number in range(len(report.tests) + 3, ws.max_row + 1)]
+    assert any("Welch's two-sample t-test" in (note or '') and 'p < 0.05' in note for note in notes)
+    assert any('never averaged' in (note or '') for note in notes)
+
+
+def test_test_sheets_title_units_statistics_and_bar_chart(merged):
+    report, _result, wb = merged
+    records = results_of(STOCK, TUNED)
+    test = [t for t in report.tests if t.test_id == 'iperf3/tcp/parallel=5'][0]
+    ws = wb['iPerf 3.12 - TCP - Parallel 5']
+    assert ws['A1'].value == 'iPerf 3.12 - TCP - Parallel: 5'
+    assert ws['A2'].value == 'Mbit/s, higher is better'
+    assert [cell.value for cell in ws[5]][:9] == ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max',
+                                                  'Runs', 'Failed']
+    assert ws.freeze_panes == 'B6'
+    for number, config in ((6, 'Debian 12 stock'), (7, 'Debian 12 tuned')):
+        values = ok_values(records, test.test_id, config)
+        row = [cell.value for cell in ws[number]]
+        assert row[0] == config
+        assert row[1] == pytest.approx(statistics.mean(values))
+        assert row[2] == pytest.approx(statistics.median(values))
+        assert row[3] == pytest.approx(statistics.stdev(values))
+        assert row[5] == min(values) and row[6] == max(values)
+        assert row[7] == len(values) and row[8] == 0
+    charts = ws._charts
+    assert len(charts) == 1
+    chart = charts[0]
+    assert isinstance(chart, openpyxl.chart.BarChart)
+    assert chart.series[0].val.numRef.f == "'iPerf 3.12 - TCP - Parallel 5'!$B$6:$B$7"
+    cats = chart.series[0].cat
+    assert (cats.strRef or cats.numRef).f == "'iPerf 3.12 - TCP - Parallel 5'!$A$6:$A$7"
+
+
+def test_failed_runs_show_in_their_test_sheet(merged):
+    _report, _result, wb = merged
+    ws = wb['iPerf 3.12 - TCP - Parallel 20']
+    rows = dict((row[0].value, row) for row in ws.iter_rows(min_row=6, max_row=7))
+    stock = rows['Debian 12 stock']
+    assert stock[1].value is None and stock[7].value == 0 and stock[8].value == 2
+    assert stock[11].value == 'iperf3 timed out after 40 s'
+
+
+def test_systems_sheet(merged):
+    report, _result, wb = merged
+    ws = wb['Systems']
+    assert [cell.value for cell in ws[1]] == report.systems_columns()
+    assert ws.max_row == 1 + len(report.systems_rows()) == 5
+    header = [cell.value for cell in ws[1]]
+    assert ws.cell(row=2, column=header.index('Processor') + 1).value.startswith('Intel Xeon')
+    assert ws.cell(row=4, column=header.index('MTU') + 1).value == 9000
+
+
+def test_intervals_sheet_rows_and_line_charts(merged):
+    report, result, wb = merged
+    ws = wb['Intervals']
+    assert [cell.value for cell in ws[1]] == report.interval_columns()
+    assert ws.max_row == report.interval_rows + 1
+    charts = ws._charts
+    charted = [t for t in report.tests if any(r for r in results_of(STOCK, TUNED)
+                                              if r['test_id'] == t.test_id and r['intervals'] and r['status'] == 'ok')]
+    assert len(charts) == len(charted)
+    assert all(isinstance(chart, openpyxl.chart.LineChart) for chart in charts)
+    assert len(charts[0].series) == 2                    # stock and tuned
+    bar_charts = sum(1 for t in report.tests if any(c.mean is not None for c in t.columns))
+    assert result['charts'] == bar_charts + len(charts)
+
+
+def test_raw_sheet_is_every_record_times_metric(merged):
+    report, _result, wb = merged
+    records = results_of(STOCK, TUNED)
+    ws = wb['Raw']
+    header = [cell.value for cell in ws[1]]
+    for column in ('run_id', 'config', 'suite', 'test_id', 'tool', 'tool_version', 'test', 'protocol', 'direction',
+                   'parallel', 'repetition', 'client', 'server', 'metric', 'value', 'unit', 'higher_is_better',
+                   'status', 'error', 'started_at'):
+        assert column in header
+    assert ws.max_row - 1 == sum(max(1, len(r['metrics'])) for r in records)
+    assert ws.freeze_panes == 'A2'
+    index = dict((name, number) for number, name in enumerate(header))
+    got = [(row[index['test_id']], row[index['config']], row[index['repetition']], row[index['metric']],
+            row[index['value']], row[index['status']])
+           for row in ws.iter_rows(min_row=2, values_only=True)]
+    expected = []
+    for r in records:
+        if not r['metrics']:
+            expected.append((r['test_id'], r['config'], r['repetition'], None, None, r['status']))
+        for name, metric in r['metrics'].items():
+            expected.append((r['test_id'], r['config'], r['repetition'], name, metric['value'], r['status']))
+    assert got == expected
+
+
+def test_a_file_cut_mid_line_still_yields_a_workbook(tmp_path):
+    path = str(tmp_path / 'cut.xlsx')
+    report, result = build.build_report([TRUNCATED], workbook_path=path)
+    wb = openpyxl.load_workbook(path)
+    assert [problem['line'] for problem in result['overview']['problems']] == [7]   # the cut line
+    notes = [row[0].value for row in wb['Summary'].iter_rows(min_row=2) if row[0].value]
+    assert any('truncated.jsonl:7' in note for note in notes)
+    assert wb['Raw'].max_row > 1
+
+
+def test_sheet_name_rules():
+    used = ['Summary', 'Systems', 'Intervals', 'Raw']
+    assert workbook.sheet_name('iPerf 3.12 - TCP - Parallel: 5', used) == 'iPerf 3.12 - TCP - Parallel 5'
+    long_title = 'Ethr 1.0.0 - TCP - Connections/s - Threads: 64'
+    name = workbook.sheet_name(long_title, used)
+    assert len(name) <= 31 and '/' not in name and ':' not in name
+    assert workbook.sheet_name('Raw', used) != 'Raw'
+    taken = used + [name]
+    second = workbook.sheet_name(long_title, taken)
+    assert second != name and len(second) <= 31
+    names = set()
+    for number in range(40):
+        names.add(workbook.sheet_name('A very long test title that is the same - Threads: 64', list(names)))
+    assert len(names) == 40 and all(len(n) <= 31 for n in names)
+
+
+def test_sheet_rows_stop_at_the_excel_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(workbook, 'MAX_SHEET_ROWS', 11)
+    path = str(tmp_path / 'limited.xlsx')
+    report = tables.Report(store.ResultFiles([STOCK]))
+    info = workbook.write_workbook(report, path)
+    wb = openpyxl.load_workbook(path)
+    assert sorted(info['truncated']) == ['Intervals', 'Raw']
+    assert wb['Raw'].max_row == 11
+    assert 'Truncated' in [cell.value for cell in wb['Raw'][1]][-1]
+
+
+SOFFICE = shutil.which('soffice') or shutil.which('libreoffice')
+
+
+@pytest.mark.skipif(SOFFICE is None, reason='LibreOffice (soffice) is not installed: apt-get install libreoffice-calc-nogui')
+def test_libreoffice_converts_the_workbook_to_pdf(merged, tmp_path):
+    _report, result, _wb = merged
+    profile = tmp_path / 'profile'
+    completed = subprocess.run(
+        [SOFFICE, '--headless', '--norestore', '-env:UserInstallation=file://%s' % profile,
+         '--convert-to', 'pdf', '--outdir', str(tmp_path), result['workbook']],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300, check=False)
+    assert completed.returncode == 0, completed.stderr
+    pdf = tmp_path / (os.path.splitext(os.path.basename(result['workbook']))[0] + '.pdf')
+    assert pdf.exists(), completed.stdout + completed.stderr
+    content = pdf.read_bytes()
+    assert content.startswith(b'%PDF')
+    assert content.count(b'/Type /Page') + content.count(b'/Type/Page') > len(result['sheets'])

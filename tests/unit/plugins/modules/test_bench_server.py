@@ -1,0 +1,252 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""bench_server: argv per tool, and the real start/stop/status flow with a stand-in server program.
+
+The stand-in (a Python script named like the tool) really listens on its port and forks a
+child, so readiness checks, pidfiles, process-group kills and conflicts are exercised for real.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+import random
+import socket
+import sys
+import time
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.modules import bench_server
+
+FAKE_SERVER = r'''#!%s
+import os, socket, subprocess, sys, time
+args = sys.argv[1:]
+port = None
+address = '127.0.0.1'
+for i, arg in enumerate(args):
+    if arg in ('-p', '-port'):
+        port = int(args[i + 1])
+    elif arg.startswith('-P') and arg[2:].isdigit():
+        port = int(arg[2:])
+    elif arg in ('-B', '-ip'):
+        address = args[i + 1]
+mode = os.environ.get('FAKE_SERVER_MODE', 'listen')
+print('fake server %%s on %%s:%%s pid %%d' %% (mode, address, port, os.getpid()), flush=True)
+if mode == 'exit':
+    print('bind: address already in use', flush=True)
+    sys.exit(1)
+child = subprocess.Popen(['sleep', '300'])  # like netserver's per-test children
+if mode == 'listen':
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((address, port))
+    sock.listen(5)
+    while True:
+        conn, _ = sock.accept()
+        conn.close()
+time.sleep(300)
+'''
+
+
+def run_module(args, capsys, check_mode=False):
+    if check_mode:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            bench_server.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def free_ports(count):
+    for _attempt in range(50):
+        first = random.randint(30000, 60000)
+        socks = []
+        try:
+            for port in range(first, first + count):
+                sock = socket.socket()
+                sock.bind(('127.0.0.1', port))
+                socks.append(sock)
+            return first
+        except OSError:
+            continue
+        finally:
+            for sock in socks:
+                sock.close()
+    raise RuntimeError('no free ports')
+
+
+@pytest.fixture
+def fake_tool(tmp_path):
+    bindir = tmp_path / 'bin'
+    bindir.mkdir()
+    path = bindir / 'iperf3'
+    path.write_text(FAKE_SERVER % sys.executable)
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.fixture
+def cleanup():
+    pids = []
+    yield pids
+    for pid in pids:
+        process.kill_group(pid)
+
+
+@pytest.mark.parametrize('tool, bind, idle, argv', [
+    ('iperf3', None, None, ['/x/iperf3', '-s', '-p', '5201']),
+    ('iperf3', '10.201.1.11', 30, ['/x/iperf3', '-s', '-p', '5201', '-B', '10.201.1.11', '--idle-timeout', '30']),
+    ('netperf', None, None, ['/x/netserver', '-D', '-p', '5201']),
+    ('netperf', '10.201.1.11', None, ['/x/netserver', '-D', '-p', '5201', '-L', '10.201.1.11,inet']),
+    ('netperf', 'fd00::11', None, ['/x/netserver', '-D', '-p', '5201', '-L', 'fd00::11,inet6']),
+    ('nuttcp', '10.201.1.11', None, ['/x/nuttcp', '-S', '--nofork', '-P5201']),
+    ('nuttcp', 'fd00::11', None, ['/x/nuttcp', '-S', '--nofork', '-P5201', '-6']),
+    ('ethr', None, None, ['/x/ethr', '-s', '-port', '5201', '-no']),
+    ('ethr', '10.201.1.11', None, ['/x/ethr', '-s', '-port', '5201', '-no', '-ip', '10.201.1.11']),
+])
+def test_server_command(tool, bind, idle, argv):
+    executable = '/x/' + bench_server.TOOLS[tool][0]
+    assert bench_server.server_command(tool, executable, 5201, bind, idle) == argv
+
+
+@pytest.mark.parametrize('args, msg', [
+    ({'tool': 'nuttcp', 'idle_timeout': 5}, 'idle_timeout applies to iperf3 only, not nuttcp'),
+    ({'tool': 'iperf3', 'count': 0}, 'count must be between 1 and 64, got 0'),
+    ({'tool': 'iperf3', 'count': 65}, 'count must be between 1 and 64, got 65'),
+    ({'tool': 'iperf3', 'port': 0}, 'port must be between 1 and 65535, got 0'),
+    ({'tool': 'iperf3', 'port': 65535, 'count': 2}, 'port + count - 1 must be at most 65535'),
+    ({'tool': 'iperf3', 'bind': 'lab2; reboot'}, "bind must be an IP address, got 'lab2; reboot'"),
+    ({'tool': 'ethr', 'nofile': 10}, 'nofile must be between 1024 and 1048576, got 10'),
+    ({'tool': 'tcpdump'}, 'value of tool must be one of: ethr, iperf3, netperf, nuttcp, got: tcpdump'),
+])
+def test_bad_input(capsys, tmp_path, args, msg):
+    result = run_module(dict(args, pid_dir=str(tmp_path / 'pids')), capsys)
+    assert result['failed'] is True and msg in result['msg']
+    assert not (tmp_path / 'pids').exists()
+
+
+def test_missing_tool(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(process, 'which', lambda tool: None)
+    result = run_module({'tool': 'netperf', 'pid_dir': str(tmp_path)}, capsys)
+    assert result['msg'] == 'netperf is not installed on this host: install it with the perflab.network.tools role'
+
+
+def test_start_idempotent_status_stop(capsys, tmp_path, fake_tool, cleanup):
+    pid_dir = str(tmp_path / 'pids')
+    port = free_ports(2)
+    args = {'tool': 'iperf3', 'bind': '127.0.0.1', 'port': port, 'count': 2, 'pid_dir': pid_dir,
+            'executable': fake_tool, 'nofile': 4096}
+    result = run_module(args, capsys)
+    servers = result['servers']
+    cleanup.extend(server['pid'] for server in servers if server['pid'])
+    assert result['changed'] is True
+    assert [(s['port'], s['state'], s['bind'], s['tool']) for s in servers] == [
+        (port, 'started', '127.0.0.1', 'iperf3'), (port + 1, 'started', '127.0.0.1', 'iperf3')]
+    assert servers[0]['command'] == [fake_tool, '-s', '-p', str(port), '-B', '127.0.0.1']
+    for server in servers:
+        pid = server['pid']
+        assert os.getsid(pid) == pid  # own session
+        assert len(process.group_members(pid)) == 2  # the server and its child
+        with open(server['pidfile']) as handle:
+            assert int(handle.read()) == pid
+        assert process.port_accepts('127.0.0.1', server['port'])
+        with open('/proc/%d/limits' % pid) as handle:
+            assert 'Max open files            4096' in handle.read()
+
+    again = run_module(args, capsys)
+    assert again['changed'] is False
+    assert [(s['state'], s['pid']) for s in again['servers']] == [('running', s['pid']) for s in servers]
+
+    status = run_module({'tool': 'iperf3', 'state': 'status', 'pid_dir': pid_dir, 'executable': fake_tool}, capsys)
+    assert status['changed'] is False
+    assert [(s['port'], s['state']) for s in status['servers']] == [(port, 'running'), (port + 1, 'running')]
+
+    check_stop = run_module({'tool': 'iperf3', 'state': 'stopped', 'pid_dir': pid_dir, 'executable': fake_tool},
+                            capsys, check_mode=True)
+    assert check_stop['changed'] is True
+    assert [s['state'] for s in check_stop['servers']] == ['would stop', 'would stop']
+    assert all(process.group_members(s['pid']) for s in servers)
+
+    stop = run_module({'tool': 'iperf3', 'state': 'stopped', 'pid_dir': pid_dir, 'executable': fake_tool}, capsys)
+    assert stop['changed'] is True
+    assert [(s['port'], s['state']) for s in stop['servers']] == [(port, 'stopped'), (port + 1, 'stopped')]
+    for server in servers:
+        assert process.group_members(server['pid']) == []
+        assert not os.path.exists(server['pidfile'])
+        assert not process.port_accepts('127.0.0.1', server['port'])
+
+    stop_again = run_module({'tool': 'iperf3', 'state': 'stopped', 'pid_dir': pid_dir, 'port': port,
+                             'executable': fake_tool}, capsys)
+    assert stop_again['changed'] is False
+    assert [s['state'] for s in stop_again['servers']] == ['absent']
+
+
+def test_port_in_use_by_someone_else(capsys, tmp_path, fake_tool):
+    port = free_ports(1)
+    squatter = socket.socket()
+    squatter.bind(('127.0.0.1', port))
+    squatter.listen(1)
+    try:
+        result = run_module({'tool': 'iperf3', 'bind': '127.0.0.1', 'port': port, 'pid_dir': str(tmp_path),
+                             'executable': fake_tool}, capsys)
+    finally:
+        squatter.close()
+    assert result['failed'] is True
+    assert result['msg'].startswith('port %d is already in use by another process (pid %d (' % (port, os.getpid()))
+    assert 'on 127.0.0.1): not a server of iperf3 started by this module' in result['msg']
+
+
+def test_server_that_exits_at_once(capsys, tmp_path, fake_tool, monkeypatch):
+    monkeypatch.setenv('FAKE_SERVER_MODE', 'exit')
+    port = free_ports(1)
+    result = run_module({'tool': 'iperf3', 'port': port, 'pid_dir': str(tmp_path), 'executable': fake_tool}, capsys)
+    assert result['failed'] is True
+    assert result['msg'].startswith('the server on port %d exited at once; its log %s/iperf3-%d.log ends with: '
+                                    % (port, tmp_path, port))
+    assert 'bind: address already in use' in result['msg']
+    assert not os.path.exists(os.path.join(str(tmp_path), 'iperf3-%d.pid' % port))
+
+
+def test_server_that_never_listens(capsys, tmp_path, fake_tool, monkeypatch):
+    monkeypatch.setenv('FAKE_SERVER_MODE', 'silent')
+    port = free_ports(1)
+    start = time.monotonic()
+    result = run_module({'tool': 'iperf3', 'port': port, 'pid_dir': str(tmp_path), 'executable': fake_tool,
+                         'ready_timeout': 1}, capsys)
+    assert time.monotonic() - start < 10
+    assert result['msg'].startswith('the server on port %d did not accept TCP connections on 127.0.0.1 within 1 s'
+                                    % port)
+    # rolled back: nothing of it is left
+    assert not os.path.exists(os.path.join(str(tmp_path), 'iperf3-%d.pid' % port))
+    with open(os.path.join(str(tmp_path), 'iperf3-%d.log' % port)) as handle:
+        pid = int(handle.read().split(' pid ')[1].split()[0])
+    assert process.group_members(pid) == []
+
+
+def test_check_mode_start_runs_nothing(capsys, tmp_path, fake_tool):
+    port = free_ports(1)
+    pid_dir = tmp_path / 'pids'
+    result = run_module({'tool': 'iperf3', 'port': port, 'pid_dir': str(pid_dir), 'executable': fake_tool},
+                        capsys, check_mode=True)
+    assert result['changed'] is True
+    assert [(s['state'], s['pid']) for s in result['servers']] == [('would start', None)]
+    assert not pid_dir.exists()
+    assert not process.port_accepts('127.0.0.1', port)
+
+
+def test_stale_pidfile_is_replaced(capsys, tmp_path, fake_tool, cleanup):
+    port = free_ports(1)
+    dead = process.run(['true'], 5).pid
+    (tmp_path / ('iperf3-%d.pid' % port)).write_text('%d\n' % dead)
+    result = run_module({'tool': 'iperf3', 'port': port, 'pid_dir': str(tmp_path), 'executable': fake_tool}, capsys)
+    cleanup.append(result['servers'][0]['pid'])
+    assert result['changed'] is True and result['servers'][0]['state'] == 'started'
+    assert result['servers'][0]['pid'] != dead
+    stop = run_module({'tool': 'iperf3', 'state': 'stopped', 'port': port, 'pid_dir': str(tmp_path),
+                       'executable': fake_tool}, capsys)
+    assert stop['servers'][0]['state'] == 'stopped'

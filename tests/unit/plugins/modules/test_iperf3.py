@@ -1,0 +1,272 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The iperf3 module with process.run/run_many answering from real iperf3 3.12 output (fixtures)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.modules import iperf3
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'iperf3')
+IPERF3 = '/usr/bin/iperf3'
+BASE = [IPERF3, '-c', '10.201.1.2', '-p', '5201', '-t', '2', '-P', '1', '-J']
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name)) as handle:
+        return handle.read()
+
+
+class FakeTools(object):
+    """Stands in for process.run / run_many: records each argv, answers from fixtures.
+
+    ``outputs`` items are stdout strings or ProcessResult keyword dicts.
+    """
+
+    def __init__(self, outputs, version='3.12/version.txt'):
+        self.outputs = list(outputs)
+        self.version = version
+        self.calls = []
+        self.timeout = None
+
+    def result(self, argv):
+        self.calls.append(list(argv))
+        if argv[1:] == ['--version']:
+            text = fixture(self.version) if self.version.endswith('.txt') else self.version
+            return process.ProcessResult(argv, rc=0, stdout=text,
+                                         started_at='2026-11-29T18:00:00.000Z', ended_at='2026-11-29T18:00:00.010Z')
+        out = self.outputs.pop(0)
+        kwargs = dict(rc=0, stdout=out) if not isinstance(out, dict) else dict(out)
+        kwargs.setdefault('started_at', '2026-11-29T18:00:01.000Z')
+        kwargs.setdefault('ended_at', '2026-11-29T18:00:03.000Z')
+        return process.ProcessResult(argv, **kwargs)
+
+    def run(self, argv, timeout, env=None):
+        self.timeout = timeout
+        return self.result(argv)
+
+    def run_many(self, argvs, timeout, env=None):
+        self.timeout = timeout
+        return [self.result(argv) for argv in argvs]
+
+    @property
+    def test_calls(self):
+        return [call for call in self.calls if call[1:] != ['--version']]
+
+
+@pytest.fixture
+def tools(monkeypatch):
+    def install(outputs, installed=True, version='3.12/version.txt'):
+        fake = FakeTools(outputs, version)
+        monkeypatch.setattr(process, 'run', fake.run)
+        monkeypatch.setattr(process, 'run_many', fake.run_many)
+        monkeypatch.setattr(process, 'which', lambda tool: (IPERF3 if installed else None))
+        return fake
+    return install
+
+
+def run_module(args, capsys, check_mode=False):
+    if check_mode:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            iperf3.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def test_default_tcp_stream(tools, capsys):
+    fake = tools([fixture('3.12/tcp.json')])
+    result = run_module({'server': '10.201.1.2', 'duration': 2, 'run_id': 'R1', 'config': 'stock',
+                         'client_name': 'lab1', 'server_name': 'lab2'}, capsys)
+    assert fake.test_calls == [BASE]
+    assert fake.timeout == 2 + 0 + 5 + 30
+    assert result['changed'] is False and 'failed' not in result
+    record = result['perflab_result'][0]
+    assert record['status'] == 'ok' and record['error'] is None
+    assert record['schema'] == 'perflab.result/1'
+    assert (record['run_id'], record['config'], record['suite']) == ('R1', 'stock', 'adhoc')
+    assert record['tool'] == 'iperf3' and record['tool_version'] == '3.12'
+    assert (record['test'], record['protocol'], record['direction']) == ('tcp_stream', 'tcp', 'client_to_server')
+    assert record['test_id'] == 'iperf3/tcp_stream/parallel=1'
+    assert record['primary'] == 'throughput_mbps'
+    assert record['metrics']['throughput_mbps'] == {'value': 13422.164391, 'unit': 'Mbit/s', 'higher_is_better': True}
+    assert record['metrics']['retransmits']['value'] == 7.0
+    assert record['metrics']['cpu_remote_pct']['value'] == pytest.approx(41.312955)
+    assert len(record['intervals']) == 2
+    assert record['command'] == BASE and record['commands'] == [BASE]
+    assert record['client']['name'] == 'lab1' and record['server'] == {
+        'name': 'lab2', 'address': '10.201.1.2', 'interface': None, 'mtu': None}
+    assert record['processes'] is None and record['nic'] is None
+    assert record['raw'] == fixture('3.12/tcp.json')
+    assert (record['started_at'], record['ended_at']) == ('2026-11-29T18:00:01.000Z', '2026-11-29T18:00:03.000Z')
+    assert record['options'] == {'test': 'tcp_stream', 'omit': 0, 'zerocopy': False}
+
+
+def test_maerts_with_every_option(tools, capsys):
+    fake = tools([fixture('3.12/tcp-R.json')])
+    result = run_module({'server': 'lab2.example', 'port': 6000, 'duration': 30, 'parallel': 4,
+                         'test': 'tcp_maerts', 'omit': 2, 'window': '256K', 'mss': 1400, 'zerocopy': True,
+                         'length': '128K', 'connect_timeout': 3000, 'congestion': 'bbr', 'bind': '10.201.1.1'},
+                        capsys)
+    assert fake.test_calls == [[IPERF3, '-c', 'lab2.example', '-p', '6000', '-t', '30', '-P', '4', '-J', '-R',
+                                '-O', '2', '-w', '256K', '-M', '1400', '-Z', '-l', '128K',
+                                '--connect-timeout', '3000', '-C', 'bbr', '-B', '10.201.1.1']]
+    assert fake.timeout == 30 + 2 + 5 + 30
+    record = result['perflab_result'][0]
+    assert record['direction'] == 'server_to_client'
+    assert record['test_id'] == ('iperf3/tcp_maerts/parallel=4/omit=2/window=256K/length=128K/mss=1400/'
+                                 'zerocopy=true/congestion=bbr')
+    assert record['metrics']['throughput_mbps']['value'] == 10289.633025
+    assert record['client']['address'] == '10.201.1.1'
+
+
+def test_udp_stream_bitrate_per_stream_in_bits(tools, capsys):
+    fake = tools([fixture('3.12/udp-P3-b50M.json')])
+    result = run_module({'server': '10.201.1.2', 'duration': 2, 'parallel': 3, 'test': 'udp_stream',
+                         'bitrate': 50}, capsys)
+    assert fake.test_calls == [[IPERF3, '-c', '10.201.1.2', '-p', '5201', '-t', '2', '-P', '3', '-J',
+                                '-u', '-b', '50000000']]
+    record = result['perflab_result'][0]
+    assert record['protocol'] == 'udp'
+    assert record['test_id'] == 'iperf3/udp_stream/parallel=3/bitrate=50'
+    assert record['metrics']['throughput_mbps']['value'] == 150.17705
+    assert record['metrics']['lost_percent'] == {'value': 0.0, 'unit': '%', 'higher_is_better': False}
+    assert record['metrics']['jitter_ms']['unit'] == 'ms'
+
+
+def test_fractional_and_unlimited_bitrate(tools, capsys):
+    fake = tools([fixture('3.12/udp-b100M.json'), fixture('3.12/udp-b100M.json')])
+    run_module({'server': '10.201.1.2', 'duration': 2, 'test': 'udp_stream', 'bitrate': 0.5}, capsys)
+    run_module({'server': '10.201.1.2', 'duration': 2, 'test': 'udp_stream', 'bitrate': 0}, capsys)
+    assert [call[-2:] for call in fake.test_calls] == [['-b', '500000'], ['-b', '0']]
+
+
+def test_bidir(tools, capsys):
+    fake = tools([fixture('3.12/tcp-bidir.json')])
+    record = run_module({'server': '10.201.1.2', 'duration': 2, 'test': 'tcp_bidir'}, capsys)['perflab_result'][0]
+    assert fake.test_calls == [BASE + ['--bidir']]
+    assert record['direction'] == 'bidirectional'
+    assert record['metrics']['throughput_mbps']['value'] == pytest.approx(4339.23346 + 4915.053439)
+
+
+def test_bidir_refused_on_old_iperf3(tools, capsys):
+    fake = tools([], version='iperf 3.1.3\n')
+    result = run_module({'server': '10.201.1.2', 'test': 'tcp_bidir'}, capsys)
+    assert result['failed'] is True
+    assert result['msg'] == 'tcp_bidir needs iperf3 3.7 or later (--bidir); the installed iperf3 is 3.1.3'
+    assert fake.calls == [[IPERF3, '--version']]
+
+
+@pytest.mark.parametrize('name, error', [
+    ('3.12/error-refused.json', 'unable to connect to server: Connection refused'),
+    ('3.12/error-busy.json', 'the server is busy running a test. try again later'),
+])
+def test_error_json_with_exit_0_fails(tools, capsys, name, error):
+    tools([fixture(name)])
+    result = run_module({'server': '10.201.1.2', 'duration': 2}, capsys)
+    assert result['failed'] is True and result['msg'] == error
+    record = result['perflab_result'][0]
+    assert record['status'] == 'failed' and record['error'] == error
+    assert record['metrics'] == {}
+    assert record['raw'] == fixture(name)
+
+
+def test_no_json_reports_stderr(tools, capsys):
+    tools([dict(rc=1, stdout='', stderr=fixture('3.12/error-usage.stderr'))])
+    result = run_module({'server': '10.201.1.2', 'duration': 2}, capsys)
+    assert result['msg'] == "iperf3 exited with code 1: iperf3: unrecognized option '--bogus-option'"
+
+
+def test_hung_tool_timeout(tools, capsys):
+    fake = tools([dict(rc=-15, stdout=fixture('3.12/interrupted-sigterm.json'), timed_out=True)])
+    result = run_module({'server': '10.201.1.2', 'duration': 2, 'timeout': 9}, capsys)
+    assert fake.timeout == 9
+    assert result['msg'] == 'iperf3 did not finish within the 9 s timeout: its process group was killed'
+    assert result['perflab_result'][0]['status'] == 'failed'
+
+
+def test_processes_sum_and_each(tools, capsys):
+    fake = tools([fixture('3.12/tcp.json'), fixture('3.12/tcp-P4.json')])
+    result = run_module({'server': '10.201.1.2', 'duration': 2, 'processes': 2}, capsys)
+    assert fake.test_calls == [BASE, [IPERF3, '-c', '10.201.1.2', '-p', '5202', '-t', '2', '-P', '1', '-J']]
+    record = result['perflab_result'][0]
+    assert record['test_id'] == 'iperf3/tcp_stream/parallel=1/processes=2'
+    assert record['commands'] == fake.test_calls and record['command'] == BASE
+    assert record['metrics']['throughput_mbps']['value'] == pytest.approx(13422.164391 + 6732.731227)
+    assert record['metrics']['retransmits']['value'] == 7 + 27
+    assert [(p['port'], p['status'], p['metrics']['throughput_mbps']['value']) for p in record['processes']] == [
+        (5201, 'ok', 13422.164391), (5202, 'ok', 6732.731227)]
+    assert record['intervals'][0]['throughput_mbps'] == pytest.approx(16476.371257 + 6182.950665)
+    assert record['raw'].startswith('# ' + ' '.join(BASE) + '\n{')
+
+
+def test_processes_one_busy_fails_the_record(tools, capsys):
+    tools([fixture('3.12/busy-first.json'), fixture('3.12/error-busy.json')])
+    result = run_module({'server': '10.201.1.2', 'duration': 2, 'processes': 2}, capsys)
+    assert result['msg'] == 'port 5202: the server is busy running a test. try again later'
+    record = result['perflab_result'][0]
+    assert record['status'] == 'failed' and record['metrics'] == {}
+    assert [(p['port'], p['status'], p['error']) for p in record['processes']] == [
+        (5201, 'ok', None), (5202, 'failed', 'the server is busy running a test. try again later')]
+
+
+def test_nic_cross_check(tools, capsys):
+    tools([fixture('3.12/tcp.json')])
+    record = run_module({'server': '10.201.1.2', 'duration': 2, 'nic_interface': 'lo'}, capsys)['perflab_result'][0]
+    assert record['nic']['interface'] == 'lo' and len(record['nic']['samples']) >= 2
+    assert record['client']['interface'] == 'lo' and record['client']['mtu'] == 65536
+    assert record['status'] == 'ok'
+
+
+def test_check_mode_runs_nothing(tools, capsys):
+    fake = tools([])
+    result = run_module({'server': '10.201.1.2', 'duration': 2, 'test': 'tcp_maerts'}, capsys, check_mode=True)
+    assert fake.test_calls == []
+    assert result['changed'] is False
+    record = result['perflab_result'][0]
+    assert record['status'] == 'skipped' and record['error'] == 'check mode: iperf3 did not run'
+    assert record['command'] == BASE + ['-R']
+
+
+def test_not_installed(tools, capsys):
+    fake = tools([], installed=False)
+    result = run_module({'server': '10.201.1.2'}, capsys)
+    assert result['msg'] == 'iperf3 is not installed on this host: install it with the perflab.network.tools role'
+    assert fake.calls == []
+
+
+@pytest.mark.parametrize('args, msg', [
+    ({'parallel': 0}, 'parallel must be between 1 and 128, got 0'),
+    ({'parallel': 129}, 'parallel must be between 1 and 128, got 129'),
+    ({'duration': 0}, 'duration must be between 1 and 86400, got 0'),
+    ({'test': 'tcp_stream', 'bitrate': 10}, 'bitrate applies to udp_stream only, not tcp_stream'),
+    ({'test': 'tcp_bidir', 'bitrate': 10}, 'bitrate applies to udp_stream only, not tcp_bidir'),
+    ({'test': 'udp_stream'}, 'bitrate (Mbit/s per stream, 0 = unlimited) is required for udp_stream'),
+    ({'test': 'udp_stream', 'bitrate': -1}, 'bitrate must be between 0 and 1000000 Mbit/s, got -1.0'),
+    ({'server': '10.201.1.2 -R'}, 'server must be an IP address or a host name'),
+    ({'server': '$(reboot)'}, 'server must be an IP address or a host name'),
+    ({'window': '256K;x'}, 'window must be a positive number with an optional K, M or G suffix'),
+    ({'congestion': 'BBR x'}, 'congestion must be an algorithm name'),
+    ({'omit': 601}, 'omit must be between 0 and 600, got 601'),
+    ({'mss': 20}, 'mss must be between 88 and 9216, got 20'),
+    ({'processes': 2, 'port': 65535}, 'port + processes - 1 must be at most 65535'),
+    ({'nic_interface': 'nosuchif0'}, 'nic_interface nosuchif0 does not exist on this host'),
+    ({'test': 'sctp_stream'}, 'value of test must be one of: tcp_bidir, tcp_maerts, tcp_stream, udp_stream, '
+                              'got: sctp_stream'),
+])
+def test_bad_input_fails_before_running(tools, capsys, args, msg):
+    fake = tools([])
+    params = {'server': '10.201.1.2'}
+    params.update(args)
+    result = run_module(params, capsys)
+    assert result['failed'] is True
+    assert msg in result['msg']
+    assert fake.calls == []
