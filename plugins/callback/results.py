@@ -51,7 +51,9 @@ options:
       - Name of this study run; the files are C(<run_id>.jsonl) and C(<run_id>.xlsx).
       - Set the same O(run_id) again (for example C(-e perflab_run_id=...)) to resume a run into the
         same file; the workbook then holds everything measured under that name.
-      - Default, a new one per ansible-playbook invocation, C(YYYYmmddTHHMMSSZ-xxxx) (UTC, 4 random hex digits).
+      - Default, the run id that the first arriving record names (the benchmark role's plan gives every record of
+        a study the same one), else a new one per ansible-playbook invocation, C(YYYYmmddTHHMMSSZ-xxxx)
+        (UTC, 4 random hex digits).
       - Records that come without a C(run_id) get this one.
     type: str
     env:
@@ -123,6 +125,7 @@ seealso:
 
 import hashlib
 import os
+import re
 import tempfile
 import threading
 import time
@@ -148,6 +151,7 @@ OPTION_VARS = {
 }
 
 RESULT_KEY = 'perflab_result'
+RUN_ID_RE = re.compile(r'^[A-Za-z0-9_.-]{1,128}$')
 SYSTEM_KEY = 'perflab_system'
 PLAN_KEY = 'perflab_plan'
 
@@ -242,6 +246,7 @@ class CallbackModule(CallbackBase):
         super(CallbackModule, self).__init__(display=display, options=options)
         self._lock = threading.Lock()
         self._default_run_id = new_run_id()
+        self._record_run_id = None
         self._seen = set()
         self._pending = {}          # path -> records not yet durable (a failed write is retried)
         self._written = {}          # path -> records stored by this run (ordered: dicts keep order)
@@ -256,7 +261,7 @@ class CallbackModule(CallbackBase):
     def set_options(self, task_keys=None, var_options=None, direct=None):
         super(CallbackModule, self).set_options(task_keys=task_keys, var_options=var_options, direct=direct)
         self.results_dir = os.path.abspath(os.path.expanduser(self.get_option('results_dir') or './results'))
-        self.run_id = self.get_option('run_id') or self._default_run_id
+        self.run_id = self.get_option('run_id') or self._record_run_id or self._default_run_id
 
     @property
     def jsonl_path(self):
@@ -389,6 +394,12 @@ class CallbackModule(CallbackBase):
             self._warn_once('a %s item has no perflab schema (%r); it was not stored'
                             % (key, record.get('schema')))
             return
+        # The file's run: the run_id option when set; else the run the records name (the
+        # benchmark role's plan names it, so files and set_stats agree without -e perflab_run_id),
+        # the first one seen for the whole playbook; else our own.
+        if not self.get_option('run_id') and self._record_run_id is None \
+                and RUN_ID_RE.match(str(record.get('run_id') or '')):
+            self._record_run_id = self.run_id = record['run_id']
         if not record.get('run_id'):
             record = dict(record, run_id=self.run_id)
         digest = hashlib.sha1(store.dumps(record).encode('utf-8')).hexdigest()

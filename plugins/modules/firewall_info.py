@@ -20,15 +20,12 @@ description:
     C(DROP) policy; nftables installed; iptables installed; pf enabled; ipfw enabled; pf installed; else C(none)."
 author:
   - perflab.network contributors
+extends_documentation_fragment:
+  - perflab.network.attributes
+  - perflab.network.attributes.platform
+  - perflab.network.attributes.info_module
 attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: posix
 options:

@@ -32,16 +32,17 @@ description:
     C(nftables.service).
 author:
   - perflab.network contributors
+extends_documentation_fragment:
+  - perflab.network.attributes
+  - perflab.network.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-      The transaction is still validated with C(nft --check).
     support: full
+    details:
+      - The transaction is still validated against the kernel with C(nft --check).
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: posix
 requirements:
