@@ -82,4 +82,9 @@ options:
     description:
       - Inventory name of the server in the record. Defaults to O(server).
     type: str
+  test_id:
+    description:
+      - Stable id of the test in the record, as a suite names it (the benchmark role passes the plan's,
+        so that a resumed run finds what is recorded). Default, the module's own id from its options.
+    type: str
 '''

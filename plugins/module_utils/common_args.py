@@ -29,6 +29,7 @@ TEST_COMMON_ARGS = dict(
     repetition=dict(type='int', default=1),
     client_name=dict(type='str'),
     server_name=dict(type='str'),
+    test_id=dict(type='str'),
 )
 
 # (field, low, high) inclusive ranges checked by validate_common
@@ -105,7 +106,7 @@ def common_errors(params, default_port=None, check_interface=True):
                           % (interface,))
         elif check_interface and not interface_exists(interface):
             errors.append('nic_interface %s does not exist on this host' % interface)
-    for field in ('run_id', 'config', 'suite', 'client_name', 'server_name'):
+    for field in ('run_id', 'config', 'suite', 'client_name', 'server_name', 'test_id'):
         value = params.get(field)
         if value is not None and _LABEL_BAD_RE.search(value):
             errors.append('%s must not contain control characters' % field)

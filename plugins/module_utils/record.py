@@ -82,7 +82,8 @@ def new_record(params, tool, test, protocol, direction, test_id, options=None, t
         'run_id': params.get('run_id') or new_run_id(),
         'config': params.get('config') or '',
         'suite': params.get('suite') or 'adhoc',
-        'test_id': test_id,
+        # a suite's id (passed by the benchmark role) wins over the module's own
+        'test_id': params.get('test_id') or test_id,
         'repetition': int(params.get('repetition') or 1),
         'started_at': None,
         'ended_at': None,

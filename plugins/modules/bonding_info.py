@@ -21,7 +21,7 @@ description:
     (C(unshare --net ip link add ... type bond)); the host's own namespace is never touched.
   - Reads only; changes nothing.
 author:
-  - perflab.network contributors
+  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
   - perflab.network.attributes.platform

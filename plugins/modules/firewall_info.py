@@ -19,7 +19,7 @@ description:
   - "The choice, first match wins: firewalld running; ufw active; iptables whose C(INPUT) chain has rules or a
     C(DROP) policy; nftables installed; iptables installed; pf enabled; ipfw enabled; pf installed; else C(none)."
 author:
-  - perflab.network contributors
+  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
   - perflab.network.attributes.platform
@@ -30,7 +30,7 @@ attributes:
     platforms: posix
 options:
   pf_anchor:
-    description: The pf anchor whose presence in the main ruleset RV(pf.anchor_hooked) reports.
+    description: The pf anchor whose presence in the main ruleset C(anchor_hooked) in RV(pf) reports.
     type: str
     default: perflab
   iptables_chain:

@@ -31,7 +31,7 @@ description:
   - Changes are runtime only (the kernel's ruleset); they do not survive a reboot or a reload of
     C(nftables.service).
 author:
-  - perflab.network contributors
+  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
   - perflab.network.attributes.platform

@@ -1,4 +1,3 @@
-#!powershell
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # perflab.network bonding role, Windows stack (run by ansible.windows.win_powershell).
 # Method lbfo: an LBFO team (New-NetLbfoTeam); method set: a Hyper-V switch with Switch

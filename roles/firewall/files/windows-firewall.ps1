@@ -1,4 +1,3 @@
-#!powershell
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # perflab.network firewall role, Windows backend (run by ansible.windows.win_powershell).
 # present: the inbound allow rules of the group $Group are exactly $Rules (New-NetFirewallRule

@@ -70,14 +70,14 @@ class Namespace(object):
         self.name = 'h6bd-%d' % os.getpid()
 
     def up(self):
-        subprocess.run(['ip', 'netns', 'del', self.name], capture_output=True)
+        subprocess.run(['ip', 'netns', 'del', self.name], capture_output=True, check=False)
         subprocess.run(['ip', 'netns', 'add', self.name], check=True)
         for a, b in (('h6m0', 'h6p0'), ('h6m1', 'h6p1'), ('h6mg', 'h6pg')):
             subprocess.run(['ip', '-n', self.name, 'link', 'add', a, 'type', 'veth', 'peer', 'name', b], check=True)
         subprocess.run(['ip', '-n', self.name, 'addr', 'add', '10.206.1.70/24', 'dev', 'h6mg'], check=True)
 
     def down(self):
-        subprocess.run(['ip', 'netns', 'del', self.name], capture_output=True)
+        subprocess.run(['ip', 'netns', 'del', self.name], capture_output=True, check=False)
 
 
 @pytest.fixture(scope='module')
@@ -123,7 +123,7 @@ def run_role(netns, tmp_path, role_vars, check=False, extra_env=None):
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg'), ANSIBLE_STDOUT_CALLBACK='ansible.posix.json',
                ANSIBLE_FORCE_COLOR='0', PATH='%s:%s' % (BIN, os.environ.get('PATH', '')))
     env.update(extra_env or {})
-    return Run(subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600))
+    return Run(subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False))
 
 
 def ini(path):
@@ -195,7 +195,7 @@ def run_cases(netns, tmp_path, cases, check=False):
         argv.append('--check')
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg'), ANSIBLE_STDOUT_CALLBACK='ansible.posix.json',
                PATH='%s:%s' % (BIN, os.environ.get('PATH', '')))
-    run = Run(subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200))
+    run = Run(subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200, check=False))
     assert run.rc == 0, run.stdout[-3000:]
     run.outcomes = run.plays[0]['tasks'][-1]['hosts']['localhost']['outcomes']
     return run
@@ -273,7 +273,7 @@ needs_netplan = pytest.mark.skipif(not shutil.which('netplan'), reason='netplan 
 
 
 def netplan_generate(root):
-    return subprocess.run(['netplan', 'generate', '--root-dir', str(root)], capture_output=True, text=True)
+    return subprocess.run(['netplan', 'generate', '--root-dir', str(root)], capture_output=True, text=True, check=False)
 
 
 @needs_netplan
@@ -330,7 +330,7 @@ def networkd_parse(netdir):
               '&& mkdir -p /run/systemd/netif && chown systemd-network:systemd-network /run/systemd/netif '
               '&& SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=debug exec %s' % NETWORKD)
     proc = subprocess.run(['timeout', '4', 'unshare', '--mount', '--net', 'sh', '-c', script, 'networkd', str(netdir)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     return proc.stdout + proc.stderr
 
 
@@ -380,7 +380,7 @@ needs_ifupdown = pytest.mark.skipif(not shutil.which('ifup'), reason='ifupdown i
                                                  ('ifupdown-none', None, 'inet')])
 def test_ifupdown_config_passes_ifup_no_act(matrix, case, address, family):
     path = kept(matrix, case) / 'etc/network/interfaces.d/perflab-bond0'
-    dry = subprocess.run(['ifup', '--no-act', '-i', str(path), 'bond0'], capture_output=True, text=True)
+    dry = subprocess.run(['ifup', '--no-act', '-i', str(path), 'bond0'], capture_output=True, text=True, check=False)
     assert dry.returncode == 0, dry.stderr
     if address:
         assert re.search(r'ip (-6 )?addr add %s' % re.escape(address.split('/')[0]), dry.stdout + dry.stderr)
@@ -401,7 +401,7 @@ def test_ifupdown_config_passes_ifup_no_act(matrix, case, address, family):
 def test_ifup_refuses_what_ifup_refuses(tmp_path):
     bad = tmp_path / 'bad'
     bad.write_text('iface bond0 inet static\n    mtu 9000\n')  # static without an address
-    assert subprocess.run(['ifup', '--no-act', '-i', str(bad), 'bond0'], capture_output=True).returncode != 0
+    assert subprocess.run(['ifup', '--no-act', '-i', str(bad), 'bond0'], capture_output=True, check=False).returncode != 0
 
 
 # ---------------------------------------------------------------- ifcfg
@@ -451,7 +451,7 @@ elif args in (['--fields', 'name', '--terse', 'con', 'show'], ['-t', '-f', 'NAME
     print('\n'.join(profiles()))
 elif args[:2] == ['con', 'add']:
     name = args[args.index('con-name') + 1]
-    proc = subprocess.run([real, '--offline', 'connection', 'add'] + args[2:], capture_output=True, text=True)
+    proc = subprocess.run([real, '--offline', 'connection', 'add'] + args[2:], capture_output=True, text=True, check=False)
     if proc.returncode:
         sys.stderr.write(proc.stderr)
         sys.exit(proc.returncode)
@@ -466,7 +466,7 @@ elif args[:2] == ['-g', '802-3-ethernet.mtu'] and args[2:4] == ['connection', 's
 elif args[:2] == ['connection', 'modify']:
     path = os.path.join(state, args[2] + '.nmconnection')
     with open(path) as handle:
-        proc = subprocess.run([real, '--offline', 'connection', 'modify'] + args[3:], stdin=handle, capture_output=True, text=True)
+        proc = subprocess.run([real, '--offline', 'connection', 'modify'] + args[3:], stdin=handle, capture_output=True, text=True, check=False)
     if proc.returncode:
         sys.stderr.write(proc.stderr)
         sys.exit(proc.returncode)
@@ -485,7 +485,7 @@ else:
 def _offline_nmcli(argv_env):
     argv, env = argv_env
     probe = subprocess.run(argv + ['--offline', 'connection', 'add', 'type', 'ethernet', 'ifname', 'h6probe'],
-                           capture_output=True, text=True, env=env)
+                           capture_output=True, text=True, env=env, check=False)
     return probe.returncode == 0 and '[connection]' in probe.stdout
 
 
@@ -501,7 +501,7 @@ def nmcli():
         scratch = tempfile.mkdtemp(prefix='h6-nmdeb-')
         try:
             got = subprocess.run(['apt-get', 'download', 'network-manager', 'libnm0'], cwd=scratch,
-                                 capture_output=True, text=True)
+                                 capture_output=True, text=True, check=False)
             if got.returncode == 0:
                 NMCLI_CACHE.mkdir(parents=True, exist_ok=True)
                 for deb in glob.glob(os.path.join(scratch, '*.deb')):
@@ -538,7 +538,7 @@ def nm_roundtrip(nmcli, path):
     name = ini(path)['connection']['id']
     with open(path) as handle:
         proc = subprocess.run(argv + ['--offline', 'connection', 'modify', 'connection.id', name], stdin=handle,
-                              capture_output=True, text=True, env=env)
+                              capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -616,13 +616,13 @@ def test_freebsd_rc_conf_block_sources_to_the_lagg(tmp_path):
     variants = [{'name': n, 'mode': m, 'hash': h, 'address': a} for n, (m, h, a, _e) in FREEBSD.items()]
     proc = subprocess.run([str(BIN / 'ansible-playbook'), '-i', 'localhost,', '-c', 'local', '-e',
                            json.dumps({'variants': variants, 'ansible_python_interpreter': sys.executable}), str(play)],
-                          cwd=ROOT, capture_output=True, text=True, env=dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg')))
+                          cwd=ROOT, capture_output=True, text=True, env=dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg')), check=False)
     assert proc.returncode == 0, proc.stdout[-2000:]
     for name, (_mode, _hash, address, expected) in FREEBSD.items():
         # rc.conf is sourced by sh: our block appends to a cloned_interfaces set earlier
         full = tmp_path / (name + '.full')
         full.write_text('cloned_interfaces="bridge0"\n' + (tmp_path / (name + '.conf')).read_text())
-        assert subprocess.run(['sh', '-n', str(full)]).returncode == 0
+        assert subprocess.run(['sh', '-n', str(full)], check=False).returncode == 0
         values = sourced(full, ['cloned_interfaces', 'ifconfig_lagg0', 'ifconfig_lagg0_ipv6', 'ifconfig_em0'])
         assert values['cloned_interfaces'] == 'bridge0 lagg0'
         assert values['ifconfig_lagg0'] == expected, name
@@ -682,7 +682,7 @@ def test_preflight_refuses_before_anything_is_written(netns, tmp_path):
         BOND, bonding_stack='networkd', bonding_root_dir=str(allowed), bonding_members=['h6mg', 'h6m1'],
         ansible_host='10.206.1.70', bonding_allow_management_change=True)})
     kernel_has_bonding = subprocess.run(['unshare', '--net', 'ip', 'link', 'add', 'h6probe', 'type', 'bond'],
-                                        capture_output=True).returncode == 0
+                                        capture_output=True, check=False).returncode == 0
     if not kernel_has_bonding:
         # applying (root /) on this kernel: refused by the capability check before any change
         cases.append({'name': 'no bonding in the kernel', 'vars': dict(BOND, bonding_stack='networkd')})

@@ -15,7 +15,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -193,7 +192,7 @@ class Triangle(object):
 
     def up(self):
         for ns in (self.srv, self.peer, self.other):
-            subprocess.run(['ip', 'netns', 'del', ns], capture_output=True)
+            subprocess.run(['ip', 'netns', 'del', ns], capture_output=True, check=False)
             sh(['ip', 'netns', 'add', ns])
             sh(['ip', '-n', ns, 'link', 'set', 'lo', 'up'])
         for ns, side, mine, theirs in ((self.peer, 'p', '10.206.1.201', '10.206.1.202'),
@@ -213,7 +212,7 @@ class Triangle(object):
             self.listener.kill()
             self.listener.wait()
         for ns in (self.srv, self.peer, self.other):
-            subprocess.run(['ip', 'netns', 'del', ns], capture_output=True)
+            subprocess.run(['ip', 'netns', 'del', ns], capture_output=True, check=False)
 
     def reach(self, who, proto='tcp'):
         ns, address = (self.peer, '10.206.1.201') if who == 'peer' else (self.other, '10.206.1.205')
@@ -227,7 +226,7 @@ class Triangle(object):
         payload = dict(args, _ansible_check_mode=check, _ansible_diff=diff)
         env = dict(os.environ, PYTHONPATH=str(ROOT / '.collections'))
         proc = subprocess.run(['ip', 'netns', 'exec', self.srv, sys.executable, str(MODULE)],
-                              input=json.dumps({'ANSIBLE_MODULE_ARGS': payload}), capture_output=True, text=True, env=env)
+                              input=json.dumps({'ANSIBLE_MODULE_ARGS': payload}), capture_output=True, text=True, env=env, check=False)
         return json.loads(proc.stdout)
 
 
