@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 PYTHON=${PYTHON:-python3}
 REQS=${REQS:-requirements-dev.txt}
-DEB_PACKAGES=(debootstrap openssh-client nftables iproute2 ethtool iputils-ping rsync git make ca-certificates)
+# netplan.io and ifupdown: the bonding and MTU roles' offline validators (no service is started)
+DEB_PACKAGES=(debootstrap openssh-client nftables iproute2 ethtool iputils-ping rsync git make ca-certificates
+              netplan.io ifupdown)
 
 log() { printf 'bootstrap: %s\n' "$*"; }
 

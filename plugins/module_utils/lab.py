@@ -476,8 +476,9 @@ def stop_host(spec, h):
     if h['netns'] in netns_list():
         run(['ip', 'netns', 'del', h['netns']])  # also removes both veth pairs
         changed = True
-    if link_exists(h['mgmt_peer']):
-        ip(None, 'link', 'del', h['mgmt_peer'])
+    # `ip netns del` removes the veth pair asynchronously: wait for it, then remove what is left
+    if not wait_for(lambda: not link_exists(h['mgmt_peer']), 2):
+        run(['ip', 'link', 'del', h['mgmt_peer']], check=False)
         changed = True
     if os.path.isdir(h['dir']):
         # the overlay lived in the host's own mount namespace, gone with its last process

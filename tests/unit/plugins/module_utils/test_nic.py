@@ -86,7 +86,7 @@ def test_sampler_on_loopback_sees_traffic():
     server.bind(('127.0.0.1', 0))
     server.listen(1)
     client = socket.create_connection(server.getsockname())
-    conn, _ = server.accept()
+    conn = server.accept()[0]
     sender = threading.Thread(target=client.sendall, args=(b'x' * 4000000,))
     with nic.NicSampler('lo', interval=0.2) as sampler:
         sender.start()

@@ -1,0 +1,113 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The host-side rollback of a guarded bond change (bonding_allow_management_change), rendered
+from the role's template and run with sh: unconfirmed it puts the files back as they were and
+re-applies; confirmed it does nothing. Every command it runs is a logging stand-in first in PATH
+(the real netplan/ip must not touch this machine)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+BIN = Path(sys.executable).parent
+ROLE = ROOT / 'roles' / 'bonding'
+COMMANDS = ('netplan', 'ip', 'networkctl', 'ifdown', 'ifup', 'nmcli', 'service', 'ifconfig')
+
+RENDER = '''
+- hosts: localhost
+  gather_facts: false
+  vars_files:
+    - %(role)s/defaults/main.yml
+    - %(role)s/vars/main.yml
+  tasks:
+    - name: Render the rollback script
+      ansible.builtin.template:
+        src: %(role)s/templates/rollback.sh.j2
+        dest: "%(dest)s/rollback-{{ item }}.sh"
+        mode: "0700"
+      loop: [netplan, networkmanager]
+      vars:
+        __bonding_stack: "{{ item }}"
+'''
+
+
+@pytest.fixture(scope='module')
+def scripts(tmp_path_factory):
+    base = tmp_path_factory.mktemp('rollback')
+    (base / 'render.yml').write_text(RENDER % {'role': ROLE, 'dest': base})
+    variables = {
+        'ansible_python_interpreter': sys.executable, 'bonding_name': 'bond0', 'bonding_members': ['eth1', 'eth2'],
+        'bonding_rollback_timeout': 0, '__bonding_state_dir': str(base / 'state'),
+        '__bonding_file_prefix': 'perflab-bond0', '__bonding_nm_previous': ['Wired connection 1'],
+        '__bonding_guard_files': [str(base / 'etc/netplan/60-perflab-bond0.yaml'), str(base / 'etc/new-file')],
+    }
+    proc = subprocess.run([str(BIN / 'ansible-playbook'), '-i', 'localhost,', '-c', 'local', '-e', json.dumps(variables),
+                           str(base / 'render.yml')], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg')), check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    return base
+
+
+def prepare(base):
+    """A file of ours changed by the guarded run (its old copy kept), and one it created."""
+    state, etc = base / 'state', base / 'etc'
+    (state / 'before-bond0').mkdir(parents=True, exist_ok=True)
+    (etc / 'netplan').mkdir(parents=True, exist_ok=True)
+    config = etc / 'netplan/60-perflab-bond0.yaml'
+    config.write_text('new\n')
+    (state / 'before-bond0' / str(config).replace('/', '_')).write_text('old\n')
+    (etc / 'new-file').write_text('made by the change\n')
+    for name in ('confirmed-bond0', 'rolled-back-bond0'):
+        if (state / name).exists():
+            (state / name).unlink()
+    stubs = base / 'stubs'
+    stubs.mkdir(exist_ok=True)
+    for command in COMMANDS:
+        stub = stubs / command
+        stub.write_text('#!/bin/sh\necho "%s $*" >> "%s"\n' % (command, base / 'calls.log'))
+        stub.chmod(0o755)
+    if (base / 'calls.log').exists():
+        (base / 'calls.log').unlink()
+    return config
+
+
+def run(base, script):
+    env = dict(os.environ, PATH='%s:%s' % (base / 'stubs', os.environ['PATH']))
+    return subprocess.run(['sh', str(base / script)], env=env, capture_output=True, text=True, timeout=60, check=False)
+
+
+def calls(base):
+    path = base / 'calls.log'
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_unconfirmed_change_is_rolled_back(scripts):
+    config = prepare(scripts)
+    assert run(scripts, 'rollback-netplan.sh').returncode == 0
+    assert config.read_text() == 'old\n'
+    assert not (scripts / 'etc/new-file').exists()
+    assert calls(scripts) == ['netplan apply', 'ip link delete bond0']
+    assert (scripts / 'state/rolled-back-bond0').exists()
+
+
+def test_confirmed_change_is_kept(scripts):
+    config = prepare(scripts)
+    (scripts / 'state/confirmed-bond0').write_text('confirmed\n')
+    assert run(scripts, 'rollback-netplan.sh').returncode == 0
+    assert config.read_text() == 'new\n' and (scripts / 'etc/new-file').exists()
+    assert calls(scripts) == [] and not (scripts / 'state/rolled-back-bond0').exists()
+
+
+def test_networkmanager_rollback_deletes_our_profiles_and_brings_the_old_one_up(scripts):
+    prepare(scripts)
+    assert run(scripts, 'rollback-networkmanager.sh').returncode == 0
+    assert calls(scripts) == ['nmcli connection delete perflab-bond0', 'nmcli connection delete perflab-bond0-eth1',
+                              'nmcli connection delete perflab-bond0-eth2', 'nmcli connection up Wired connection 1']
