@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 PYTHON=${PYTHON:-python3}
 REQS=${REQS:-requirements-dev.txt}
-# netplan.io and ifupdown: the bonding and MTU roles' offline validators (no service is started)
+# netplan.io and ifupdown: the bonding and MTU roles' offline validators (no service is started);
+# libreoffice-calc-nogui: the report tests convert a workbook to PDF with it
 DEB_PACKAGES=(debootstrap openssh-client nftables iproute2 ethtool iputils-ping rsync git make ca-certificates
-              netplan.io ifupdown)
+              netplan.io ifupdown libreoffice-calc-nogui)
 
 log() { printf 'bootstrap: %s\n' "$*"; }
 
