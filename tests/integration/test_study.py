@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -71,7 +72,18 @@ def test_stock_vs_tuned_records_every_test_for_both_labels(study):
             assert r['client']['name'] == 'lab2' and r['server']['name'] == 'lab1'
     systems = [r for r in read_jsonl(results / 'itstudy-svt.jsonl') if r['schema'] == 'perflab.system/1']
     assert {(s['host'], s['config']) for s in systems} >= {('lab1', 'Debian 12 stock'), ('lab2', 'Debian 12 tuned')}
-    assert (results / 'itstudy-svt.xlsx').exists()
+    workbook = results / 'itstudy-svt.xlsx'
+    assert workbook.exists()
+    import openpyxl
+    book = openpyxl.load_workbook(workbook, read_only=True)
+    assert {'Summary', 'Systems', 'Intervals', 'Raw'} <= set(book.sheetnames)
+    soffice = shutil.which('soffice') or shutil.which('libreoffice')
+    if soffice:  # the workbook of a real study converts to PDF (LibreOffice headless)
+        out = results / 'pdf'
+        conv = subprocess.run([soffice, '--headless', '--convert-to', 'pdf', '--outdir', str(out), str(workbook)],
+                              capture_output=True, text=True, timeout=300, check=False,
+                              env=dict(os.environ, HOME=str(results)))
+        assert conv.returncode == 0 and (out / 'itstudy-svt.pdf').stat().st_size > 0, conv.stdout + conv.stderr
 
 
 def test_study_leaves_no_server_and_restores_stock(study, lab):
