@@ -171,7 +171,7 @@ def debian_source(name, dest):
                                     % (state / 'parts', state / 'lists', state / 'cache'))
     env = dict(os.environ, APT_CONFIG=str(state / 'apt.conf'))
     for argv in (['apt-get', '-q', 'update'], ['apt-get', '-q', 'source', '--download-only', name]):
-        if subprocess.run(argv, cwd=dest, env=env, capture_output=True, text=True, timeout=300).returncode != 0:
+        if subprocess.run(argv, cwd=dest, env=env, capture_output=True, text=True, timeout=300, check=False).returncode != 0:
             return None
     found = sorted(dest.glob('%s_*.orig.tar.*' % name))
     return found[0] if found else None
