@@ -54,7 +54,7 @@ units:
 sanity:
 	@mkdir -p $(SANITY_ROOT)
 	@rsync -a --delete --exclude-from=scripts/sanity-exclude.txt ./ $(SANITY_ROOT)/
-	cd $(SANITY_ROOT) && $(CURDIR)/$(BIN)/ansible-test sanity --local --python 3.11 --color no \
+	cd $(SANITY_ROOT) && $(CURDIR)/$(BIN)/ansible-test sanity --local --python $(shell $(BIN)/python -c "import sys; print(\"%d.%d\" % sys.version_info[:2])") --color no \
 		$(SANITY_ARGS)
 
 lint:
