@@ -421,11 +421,7 @@ def main():
     if errors:
         module.fail_json(msg='; '.join(errors))
 
-    iperf3 = process.which(params.get('iperf3_path') or 'iperf3')
-    if not iperf3:
-        if params.get('iperf3_path'):
-            module.fail_json(msg='iperf3_path %s is not an executable file' % params['iperf3_path'])
-        module.fail_json(msg=process.missing_tool_message('iperf3'))
+    iperf3 = common_args.require_tool(module, 'iperf3')
     version = tool_version(iperf3)
     if params['test'] == 'tcp_bidir' and version and not parse_iperf3.supports_bidir(version):
         module.fail_json(msg='tcp_bidir needs iperf3 3.7 or later (--bidir); the installed iperf3 is %s' % version)

@@ -510,11 +510,7 @@ def main():
     if errors:
         module.fail_json(msg='; '.join(errors))
 
-    netperf = process.which(params.get('netperf_path') or 'netperf')
-    if not netperf:
-        if params.get('netperf_path'):
-            module.fail_json(msg='netperf_path %s is not an executable file' % params['netperf_path'])
-        module.fail_json(msg=process.missing_tool_message('netperf'))
+    netperf = common_args.require_tool(module, 'netperf')
 
     name, protocol, direction, kind = parse_netperf.TESTS[params['test']]
     options = dict((key, params.get(key)) for key in TEST_OPTIONS)

@@ -401,11 +401,7 @@ def main():
     if errors:
         module.fail_json(msg='; '.join(errors))
 
-    nuttcp = process.which(params.get('nuttcp_path') or 'nuttcp')
-    if not nuttcp:
-        if params.get('nuttcp_path'):
-            module.fail_json(msg='nuttcp_path %s is not an executable file' % params['nuttcp_path'])
-        module.fail_json(msg=process.missing_tool_message('nuttcp'))
+    nuttcp = common_args.require_tool(module, 'nuttcp')
 
     protocol, direction = TESTS[params['test']][:2]
     processes = params.get('processes') or 1
