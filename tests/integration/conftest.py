@@ -150,3 +150,13 @@ def lab_factory():
 @pytest.fixture(scope='session', name='run_playbook')
 def run_playbook_fixture():
     return run_playbook
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the reliability and security battery's table (tests/integration/battery.py)."""
+    import battery
+    lines = battery.table()
+    if lines:
+        terminalreporter.write_sep('=', 'reliability and security battery')
+        for line in lines:
+            terminalreporter.write_line(line)
