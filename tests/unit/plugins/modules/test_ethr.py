@@ -4,7 +4,6 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import json
 import os
 import socket
 import tempfile
@@ -12,73 +11,37 @@ import time
 
 import pytest
 
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.modules import ethr
+from ansible_collections.perflab.network.tests.unit.plugins.modules.tool_fakes import FakeTool, install_fake_tool, read_fixture
+from ansible_collections.perflab.network.tests.unit.plugins.modules import tool_fakes
 
-FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'ethr', '1.0.0-5')
 ETHR = '/opt/perflab/bin/ethr'
 
 
 def fixture(name):
-    with open(os.path.join(FIXTURES, name)) as handle:
-        return handle.read()
-
-
-class FakeEthr(object):
-    """Stands in for process.run / run_many: `ethr -h` gives the help, client runs give fixtures."""
-
-    def __init__(self, outputs, rc=0, help_text=None):
-        self.outputs = list(outputs)
-        self.rc = rc
-        self.help_text = fixture('help.txt') if help_text is None else help_text
-        self.calls = []
-
-    def result(self, argv):
-        self.calls.append(list(argv))
-        if argv[1:] == ['-h']:
-            return process.ProcessResult(argv, rc=0, stdout=self.help_text)
-        return process.ProcessResult(argv, rc=self.rc, stdout=self.outputs.pop(0),
-                                     started_at='2026-11-29T18:23:19.000Z', ended_at='2026-11-29T18:23:25.000Z')
-
-    def run(self, argv, timeout, env=None):
-        self.timeout = timeout
-        return self.result(argv)
-
-    def run_many(self, argvs, timeout, env=None):
-        return [self.result(argv) for argv in argvs]
-
-    @property
-    def client_calls(self):
-        return [call for call in self.calls if call[1:] != ['-h']]
+    return read_fixture('ethr', '1.0.0-5', name)
 
 
 @pytest.fixture
 def tools(monkeypatch):
     def install(outputs, rc=0, help_text=None, installed=True):
-        fake = FakeEthr(outputs, rc, help_text)
-        monkeypatch.setattr(process, 'run', fake.run)
-        monkeypatch.setattr(process, 'run_many', fake.run_many)
-        monkeypatch.setattr(process, 'which', lambda tool: (ETHR if installed else None))
+        fake = FakeTool(outputs, ['-h'], fixture('help.txt') if help_text is None else help_text, rc,
+                        result_defaults={'started_at': '2026-11-29T18:23:19.000Z', 'ended_at': '2026-11-29T18:23:25.000Z'})
         monkeypatch.setattr(ethr, 'EXTRA_ETHR_PATHS', ())
-        return fake
+        return install_fake_tool(monkeypatch, ETHR, fake, installed)
     return install
 
 
 def run_module(args, capsys, check_mode=False):
-    if check_mode:
-        args = dict(args, _ansible_check_mode=True)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            ethr.main()
-    return json.loads(capsys.readouterr().out)
+    return tool_fakes.run_module(ethr, args, capsys, check_mode)
 
 
 def test_tcp_bandwidth(tools, capsys):
     fake = tools([fixture('tcp_bw.txt')])
     result = run_module({'server': '10.77.0.1', 'duration': 5}, capsys)
-    assert fake.client_calls == [[ETHR, '-c', '10.77.0.1', '-port', '8888', '-t', 'b', '-p', 'tcp', '-n', '1',
+    assert fake.test_calls == [[ETHR, '-c', '10.77.0.1', '-port', '8888', '-t', 'b', '-p', 'tcp', '-n', '1',
                                   '-d', '5s', '-no']]
     assert fake.timeout == 5 + 5 + 30
     record = result['perflab_result'][0]
@@ -96,7 +59,7 @@ def test_tcp_bandwidth_threads_and_options(tools, capsys):
     fake = tools([fixture('tcp_bw_n4.txt')])
     result = run_module({'server': '10.99.0.1', 'parallel': 4, 'duration': 3, 'port': 9999, 'bind': '10.99.0.2',
                          'buffer_length': 131072, 'rate_mbps': 2500, 'warmup': 2, 'decimal_precision': 2}, capsys)
-    assert fake.client_calls == [[ETHR, '-c', '10.99.0.1', '-port', '9999', '-t', 'b', '-p', 'tcp', '-n', '4',
+    assert fake.test_calls == [[ETHR, '-c', '10.99.0.1', '-port', '9999', '-t', 'b', '-p', 'tcp', '-n', '4',
                                   '-d', '3s', '-ip', '10.99.0.2', '-l', '131072', '-b', '2500000000', '-w', '2',
                                   '-dp', '2', '-no']]
     record = result['perflab_result'][0]
@@ -108,7 +71,7 @@ def test_tcp_bandwidth_threads_and_options(tools, capsys):
 def test_reverse(tools, capsys):
     fake = tools([fixture('tcp_bw_reverse.txt')])
     result = run_module({'server': '10.99.0.1', 'reverse': True, 'duration': 3}, capsys)
-    assert fake.client_calls[0][-3:] == ['3s', '-r', '-no']
+    assert fake.test_calls[0][-3:] == ['3s', '-r', '-no']
     record = result['perflab_result'][0]
     assert (record['test'], record['direction']) == ('tcp_maerts', 'server_to_client')
     assert record['test_id'] == 'ethr/tcp/bandwidth/threads=1/reverse'
@@ -117,7 +80,7 @@ def test_reverse(tools, capsys):
 def test_udp_bandwidth(tools, capsys):
     fake = tools([fixture('udp_bw.txt')])
     result = run_module({'server': '10.77.0.1', 'protocol': 'udp', 'parallel': 8, 'buffer_length': 1472}, capsys)
-    assert fake.client_calls[0][5:10] == ['-t', 'b', '-p', 'udp', '-n']
+    assert fake.test_calls[0][5:10] == ['-t', 'b', '-p', 'udp', '-n']
     record = result['perflab_result'][0]
     assert (record['test'], record['protocol']) == ('udp_stream', 'udp')
     assert record['test_id'] == 'ethr/udp/bandwidth/threads=8'
@@ -127,7 +90,7 @@ def test_udp_bandwidth(tools, capsys):
 def test_connections(tools, capsys):
     fake = tools([fixture('tcp_cps.txt')])
     result = run_module({'server': '10.77.0.1', 'test': 'connections', 'parallel': 64, 'duration': 5}, capsys)
-    assert fake.client_calls[0] == [ETHR, '-c', '10.77.0.1', '-port', '8888', '-t', 'c', '-p', 'tcp', '-n', '64',
+    assert fake.test_calls[0] == [ETHR, '-c', '10.77.0.1', '-port', '8888', '-t', 'c', '-p', 'tcp', '-n', '64',
                                     '-d', '5s', '-no']
     record = result['perflab_result'][0]
     assert record['test'] == 'connections'
@@ -141,7 +104,7 @@ def test_latency(tools, capsys):
     fake = tools([fixture('tcp_lat.txt')])
     result = run_module({'server': '10.77.0.1', 'test': 'latency', 'iterations': 1000, 'gap': 0.5,
                          'duration': 5}, capsys)
-    assert fake.client_calls[0][5:] == ['-t', 'l', '-p', 'tcp', '-n', '1', '-d', '5s', '-i', '1000', '-g', '500ms',
+    assert fake.test_calls[0][5:] == ['-t', 'l', '-p', 'tcp', '-n', '1', '-d', '5s', '-i', '1000', '-g', '500ms',
                                         '-no']
     record = result['perflab_result'][0]
     assert (record['test'], record['direction']) == ('tcp_latency', 'bidirectional')
@@ -155,7 +118,7 @@ def test_latency(tools, capsys):
 def test_packets(tools, capsys):
     fake = tools([fixture('udp_pps-from-docs.txt')])
     result = run_module({'server': '10.77.0.1', 'test': 'packets', 'duration': 3}, capsys)
-    assert fake.client_calls[0][5:9] == ['-t', 'p', '-p', 'udp']
+    assert fake.test_calls[0][5:9] == ['-t', 'p', '-p', 'udp']
     record = result['perflab_result'][0]
     assert (record['test'], record['protocol']) == ('packets', 'udp')
     assert record['metrics']['packets_per_s']['value'] == pytest.approx(405333.33, abs=0.01)
@@ -172,7 +135,7 @@ def test_unreachable_server_is_a_failure_despite_exit_0(tools, capsys):
 def test_http_listed_in_help_but_refused(tools, capsys):
     fake = tools([fixture('http_bw.txt')], rc=1)
     result = run_module({'server': '10.77.0.1', 'test': 'http'}, capsys)
-    assert fake.client_calls[0][5:9] == ['-t', 'b', '-p', 'http']
+    assert fake.test_calls[0][5:9] == ['-t', 'b', '-p', 'http']
     assert result['failed'] is True
     assert result['msg'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
                              '(its help still lists http; ethr 1.0 removed the HTTP tests)')
@@ -184,7 +147,7 @@ def test_http_not_in_help_fails_before_running(tools, capsys):
     help_text = fixture('help.txt').replace('"tcp", "udp", "http", "https", or "icmp"', '"tcp", "udp", or "icmp"')
     fake = tools([], help_text=help_text)
     result = run_module({'server': '10.77.0.1', 'test': 'http'}, capsys)
-    assert fake.client_calls == []
+    assert fake.test_calls == []
     assert result['msg'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: its help lists only '
                              'tcp, udp, icmp')
 
@@ -193,14 +156,14 @@ def test_decimal_precision_needs_dp_in_help(tools, capsys):
     help_text = '\n'.join(line for line in fixture('help.txt').splitlines() if not line.strip().startswith('-dp'))
     fake = tools([], help_text=help_text)
     result = run_module({'server': '10.77.0.1', 'decimal_precision': 2}, capsys)
-    assert fake.client_calls == []
+    assert fake.test_calls == []
     assert result['msg'] == 'decimal_precision needs an ethr whose help lists -dp; v1.0.0-5-g86e0704 does not'
 
 
 def test_two_processes(tools, capsys):
     fake = tools([fixture('tcp_bw.txt'), fixture('tcp_bw_reverse.txt')])
     result = run_module({'server': '10.77.0.1', 'processes': 2}, capsys)
-    assert [call[3:5] for call in fake.client_calls] == [['-port', '8888'], ['-port', '8889']]
+    assert [call[3:5] for call in fake.test_calls] == [['-port', '8888'], ['-port', '8889']]
     record = result['perflab_result'][0]
     assert record['test_id'] == 'ethr/tcp/bandwidth/threads=1/processes=2'
     assert [p['port'] for p in record['processes']] == [8888, 8889]
@@ -211,7 +174,7 @@ def test_two_processes(tools, capsys):
 def test_check_mode(tools, capsys):
     fake = tools([])
     result = run_module({'server': '10.77.0.1', 'test': 'connections'}, capsys, check_mode=True)
-    assert fake.client_calls == []
+    assert fake.test_calls == []
     record = result['perflab_result'][0]
     assert record['status'] == 'skipped'
     assert record['command'] == [ETHR, '-c', '10.77.0.1', '-port', '8888', '-t', 'c', '-p', 'tcp', '-n', '1',

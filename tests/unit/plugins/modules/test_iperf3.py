@@ -5,81 +5,30 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import json
-import os
-
 import pytest
 
-from ansible.module_utils.testing import patch_module_args
-
-from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.modules import iperf3
+from ansible_collections.perflab.network.tests.unit.plugins.modules.tool_fakes import FakeTool, install_fake_tool, read_fixture
+from ansible_collections.perflab.network.tests.unit.plugins.modules import tool_fakes
 
-FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'iperf3')
 IPERF3 = '/usr/bin/iperf3'
 BASE = [IPERF3, '-c', '10.201.1.2', '-p', '5201', '-t', '2', '-P', '1', '-J']
 
 
 def fixture(name):
-    with open(os.path.join(FIXTURES, name)) as handle:
-        return handle.read()
-
-
-class FakeTools(object):
-    """Stands in for process.run / run_many: records each argv, answers from fixtures.
-
-    ``outputs`` items are stdout strings or ProcessResult keyword dicts.
-    """
-
-    def __init__(self, outputs, version='3.12/version.txt'):
-        self.outputs = list(outputs)
-        self.version = version
-        self.calls = []
-        self.timeout = None
-
-    def result(self, argv):
-        self.calls.append(list(argv))
-        if argv[1:] == ['--version']:
-            text = fixture(self.version) if self.version.endswith('.txt') else self.version
-            return process.ProcessResult(argv, rc=0, stdout=text,
-                                         started_at='2026-11-29T18:00:00.000Z', ended_at='2026-11-29T18:00:00.010Z')
-        out = self.outputs.pop(0)
-        kwargs = dict(rc=0, stdout=out) if not isinstance(out, dict) else dict(out)
-        kwargs.setdefault('started_at', '2026-11-29T18:00:01.000Z')
-        kwargs.setdefault('ended_at', '2026-11-29T18:00:03.000Z')
-        return process.ProcessResult(argv, **kwargs)
-
-    def run(self, argv, timeout, env=None):
-        self.timeout = timeout
-        return self.result(argv)
-
-    def run_many(self, argvs, timeout, env=None):
-        self.timeout = timeout
-        return [self.result(argv) for argv in argvs]
-
-    @property
-    def test_calls(self):
-        return [call for call in self.calls if call[1:] != ['--version']]
+    return read_fixture('iperf3', name)
 
 
 @pytest.fixture
 def tools(monkeypatch):
     def install(outputs, installed=True, version='3.12/version.txt'):
-        fake = FakeTools(outputs, version)
-        monkeypatch.setattr(process, 'run', fake.run)
-        monkeypatch.setattr(process, 'run_many', fake.run_many)
-        monkeypatch.setattr(process, 'which', lambda tool: (IPERF3 if installed else None))
-        return fake
+        text = fixture(version) if version.endswith('.txt') else version
+        return install_fake_tool(monkeypatch, IPERF3, FakeTool(outputs, ['--version'], text), installed)
     return install
 
 
 def run_module(args, capsys, check_mode=False):
-    if check_mode:
-        args = dict(args, _ansible_check_mode=True)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            iperf3.main()
-    return json.loads(capsys.readouterr().out)
+    return tool_fakes.run_module(iperf3, args, capsys, check_mode)
 
 
 def test_default_tcp_stream(tools, capsys):

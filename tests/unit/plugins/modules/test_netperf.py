@@ -4,76 +4,33 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import json
-import os
-
 import pytest
-
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.perflab.network.plugins.module_utils import parse_netperf
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.modules import netperf
+from ansible_collections.perflab.network.tests.unit.plugins.modules.tool_fakes import FakeTool, install_fake_tool, read_fixture
+from ansible_collections.perflab.network.tests.unit.plugins.modules import tool_fakes
 
-FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'netperf', '2.7.0')
 NETPERF = '/usr/bin/netperf'
 STREAM = ','.join(parse_netperf.STREAM_SELECTORS)
 RR = ','.join(parse_netperf.RR_SELECTORS)
 
 
 def fixture(name):
-    with open(os.path.join(FIXTURES, name)) as handle:
-        return handle.read()
-
-
-class FakeTools(object):
-    """Stands in for process.run / run_many: records each argv, answers from fixtures."""
-
-    def __init__(self, outputs, rc=0):
-        self.outputs = list(outputs)
-        self.rc = rc
-        self.calls = []
-
-    def result(self, argv):
-        self.calls.append(list(argv))
-        if argv[1:] == ['-V']:
-            return process.ProcessResult(argv, rc=0, stdout=fixture('version.stdout'),
-                                         started_at='2026-11-29T18:00:00.000Z', ended_at='2026-11-29T18:00:00.010Z')
-        stdout = self.outputs.pop(0)
-        return process.ProcessResult(argv, rc=self.rc, stdout=stdout, started_at='2026-11-29T18:00:01.000Z',
-                                     ended_at='2026-11-29T18:00:03.000Z', elapsed_s=2.0)
-
-    def run(self, argv, timeout, env=None):
-        self.timeout = timeout
-        return self.result(argv)
-
-    def run_many(self, argvs, timeout, env=None):
-        self.timeout = timeout
-        return [self.result(argv) for argv in argvs]
-
-    @property
-    def test_calls(self):
-        return [call for call in self.calls if call[1:] != ['-V']]
+    return read_fixture('netperf', '2.7.0', name)
 
 
 @pytest.fixture
 def tools(monkeypatch):
     def install(outputs, rc=0, installed=True):
-        fake = FakeTools(outputs, rc)
-        monkeypatch.setattr(process, 'run', fake.run)
-        monkeypatch.setattr(process, 'run_many', fake.run_many)
-        monkeypatch.setattr(process, 'which', lambda tool: (NETPERF if installed else None))
-        return fake
+        fake = FakeTool(outputs, ['-V'], fixture('version.stdout'), rc, result_defaults={'elapsed_s': 2.0})
+        return install_fake_tool(monkeypatch, NETPERF, fake, installed)
     return install
 
 
 def run_module(args, capsys, check_mode=False):
-    if check_mode:
-        args = dict(args, _ansible_check_mode=True)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            netperf.main()
-    return json.loads(capsys.readouterr().out)
+    return tool_fakes.run_module(netperf, args, capsys, check_mode)
 
 
 def test_default_tcp_stream_command_and_record(tools, capsys):
