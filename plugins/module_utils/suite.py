@@ -40,6 +40,8 @@ PORT_STRIDE = 24
 MAX_PAIRS_PER_SERVER = 8
 # seconds a test costs beyond its duration (connect, warm-up, one SSH round trip)
 TEST_OVERHEAD_S = 2
+# the switch of hosts that name none (benchmark_serialize_pairs: they all share it)
+DEFAULT_SWITCH = ''
 NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
 
 
@@ -69,20 +71,23 @@ def find_suite(name, paths):
     """A suite by name (searched in paths) or by file path."""
     if not name:
         raise PlanError('no suite named: set perflab_suite (quick, phoronix-network, osv-netperf or a file)')
+    known = set()
+    for path in paths:
+        if os.path.isdir(path):
+            known.update(os.path.splitext(f)[0] for f in os.listdir(path) if f.endswith(('.yml', '.yaml')))
+    allowed = ('a suite name (%s; 1 to 64 letters, digits, _ . -) or the path of a suite file (.yml)'
+               % (', '.join(sorted(known)) or 'none known'))
     if os.sep in name or name.endswith(('.yml', '.yaml')):
         if not os.path.isfile(name):
-            raise PlanError('suite file %s does not exist' % name)
+            raise PlanError('suite file %s does not exist: the suite must be %s' % (name, allowed))
         return name
     if not NAME_RE.match(name):
-        raise PlanError('suite name %r is invalid' % name)
-    known = set()
+        raise PlanError('suite name %r is invalid: the suite must be %s' % (name, allowed))
     for path in paths:
         for ext in ('.yml', '.yaml'):
             candidate = os.path.join(path, name + ext)
             if os.path.isfile(candidate):
                 return candidate
-        if os.path.isdir(path):
-            known.update(os.path.splitext(f)[0] for f in os.listdir(path) if f.endswith(('.yml', '.yaml')))
     raise PlanError('unknown suite %r; known suites: %s' % (name, ', '.join(sorted(known)) or 'none'))
 
 
@@ -313,7 +318,7 @@ def build_plan(tests, pairs, labels, done=frozenset()):
                 item.update(pair=pair['name'], client=pair['client'], server=pair['server'],
                             server_address=pair['server_address'], client_address=pair['client_address'],
                             client_interface=pair['client_interface'], port=pair['ports'][t['tool']],
-                            repetition=rep, config=label)
+                            repetition=rep, config=label, wave=pair.get('wave', 0))
                 items.append(item)
     return items, skipped
 
@@ -337,11 +342,63 @@ def servers_needed(items, pairs):
     return out
 
 
+def pair_switches(pair, hosts):
+    """The switches a pair's traffic crosses: its client's and its server's.
+
+    hosts: name -> {switch, ...}; a host without a switch (None or '') is on the
+    one unnamed switch, so pairs of hosts that name none all share it (the lab).
+    """
+    return sorted(set(str((hosts.get(name) or {}).get('switch') or DEFAULT_SWITCH)
+                      for name in (pair['client'], pair['server'])))
+
+
+def schedule_waves(pairs, hosts, serialize=False):
+    """Waves of clients: the pairs of one wave run at once, the waves one after another.
+
+    Without serialize every client is in wave 0 (all pairs side by side). With it,
+    pairs whose links share a switch (see pair_switches) go to different waves;
+    pairs on disjoint switches share a wave. The unit is the client, whose pairs
+    run one after another anyway: a client takes the first wave (in pair order)
+    holding no client that uses one of its switches. Sets each pair's 'switches'
+    and 'wave'; returns client name -> wave.
+    """
+    uses = {}
+    for pair in pairs:
+        pair['switches'] = pair_switches(pair, hosts)
+        uses.setdefault(pair['client'], set()).update(pair['switches'])
+    waves, taken = {}, []
+    for client in [p['client'] for p in pairs]:
+        if client in waves:
+            continue
+        wave = 0
+        if serialize:
+            while wave < len(taken) and taken[wave] & uses[client]:
+                wave += 1
+        if wave == len(taken):
+            taken.append(set())
+        taken[wave] |= uses[client]
+        waves[client] = wave
+    for pair in pairs:
+        pair['wave'] = waves[pair['client']]
+    return waves
+
+
 def expected_duration(items, parallel_pairs=True):
-    """Seconds the plan should take: pairs run side by side unless serialized."""
-    per_pair = {}
+    """Seconds the plan should take.
+
+    A client's tests run one after another; clients of one wave (items' 'wave',
+    0 when absent) side by side; waves one after another. parallel_pairs=False:
+    every test one after another.
+    """
+    per_client = {}
     for item in items:
-        per_pair[item['pair']] = per_pair.get(item['pair'], 0) + item['duration'] + TEST_OVERHEAD_S
-    if not per_pair:
+        key = (item.get('wave', 0), item['client'])
+        per_client[key] = per_client.get(key, 0) + item['duration'] + TEST_OVERHEAD_S
+    if not per_client:
         return 0
-    return max(per_pair.values()) if parallel_pairs else sum(per_pair.values())
+    if not parallel_pairs:
+        return sum(per_client.values())
+    per_wave = {}
+    for (wave, client), seconds in per_client.items():
+        per_wave[wave] = max(per_wave.get(wave, 0), seconds)
+    return sum(per_wave.values())

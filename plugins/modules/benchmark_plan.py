@@ -57,7 +57,10 @@ options:
     elements: str
     choices: [iperf3, netperf, nuttcp, ethr]
   hosts:
-    description: Inventory data per host, name to C({data_address, data_interface, peer}).
+    description:
+      - Inventory data per host, name to C({data_address, data_interface, peer, switch}).
+      - C(switch) (the host var C(perflab_switch)) names the switch of the host's data link; hosts
+        that name none share one unnamed switch. Only O(serialize_pairs) uses it.
     type: dict
     required: true
   servers:
@@ -95,7 +98,11 @@ options:
     type: dict
     default: {}
   serialize_pairs:
-    description: Pairs run one after another (the expected duration adds up).
+    description:
+      - Pairs whose links share a switch (the client's or the server's C(switch), see O(hosts)) run one
+        after another instead of at once; pairs on disjoint switches still run side by side.
+      - The plan puts each client in a wave (RV(client_waves)); the benchmark role runs the waves in order.
+      - Without it every client is in wave 0.
     type: bool
     default: false
 '''
@@ -140,10 +147,20 @@ servers:
   type: list
   elements: dict
 pairs:
-  description: The pairs with their ports.
+  description: The pairs with their ports, the switches their links cross and their wave.
   returned: success
   type: list
   elements: dict
+waves:
+  description: Number of waves the clients run in (1 unless O(serialize_pairs) splits them).
+  returned: success
+  type: int
+  sample: 1
+client_waves:
+  description: Wave of each client (0-based); the clients of one wave run at once, the waves one after another.
+  returned: success
+  type: dict
+  sample: {lab2: 0, lab4: 1}
 perflab_plan:
   description: Plan size for progress lines, C({run_id, total_tests, expected_duration_s, skipped_done}).
   returned: success
@@ -221,6 +238,7 @@ def main():
             explicit = [e for e in p['pairs'] if (e.get('client'), e.get('server')) == (pair['client'], pair['server'])]
             if explicit and explicit[0].get('ports'):
                 pair['ports'].update(dict((k, int(v)) for k, v in explicit[0]['ports'].items()))
+        client_waves = suites.schedule_waves(pairs, p['hosts'], serialize=p['serialize_pairs'])
         done = suites.recorded_keys(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else set()
         items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done)
     except (suites.PlanError, IOError, OSError) as exc:
@@ -245,19 +263,25 @@ def main():
         item['run_id'] = run_id
         item['suite'] = suite.get('name', p['suite'])
     servers = suites.servers_needed(runnable, pairs)
-    expected = suites.expected_duration(runnable, parallel_pairs=not p['serialize_pairs'])
+    expected = suites.expected_duration(runnable)
+    waves = max(client_waves.values()) + 1 if client_waves else 1
     summary = ['suite %s (%s): %d tests x %d pair(s) -> %d runs to do, %d already recorded, %d skipped'
                % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped)),
                'expected duration: about %d min %02d s' % (expected // 60, expected % 60),
                'run id: %s' % run_id]
+    if p['serialize_pairs']:
+        summary.append('pairs sharing a switch run one after another: %d wave(s)' % waves)
     for pair in pairs:
         ports = ['%s port %d' % (s['tool'], s['port']) for s in servers if s['pair'] == pair['name']]
-        summary.append('pair %s: %s' % (pair['name'], ', '.join(ports)))
+        where = ' (wave %d, switch %s)' % (pair['wave'] + 1, ', '.join(sw or '(unnamed)' for sw in pair['switches'])) \
+            if p['serialize_pairs'] else ''
+        summary.append('pair %s: %s%s' % (pair['name'], ', '.join(ports), where))
     summary += ['skipped %s on %s->%s: %s' % (r['test_id'], r['client']['name'], r['server']['name'], r['error'])
                 for r in skipped]
     module.exit_json(
         changed=False, run_id=run_id, suite={'name': suite.get('name', p['suite']), 'file': path},
         runs=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped,
+        waves=waves, client_waves=client_waves,
         perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped),
                       'expected_duration_s': expected, 'skipped_done': skipped_done})
 

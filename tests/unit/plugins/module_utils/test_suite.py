@@ -90,6 +90,20 @@ def test_unknown_suite_lists_the_known_ones():
         s.find_suite('nope', [SUITES])
 
 
+@pytest.mark.parametrize('name, start', [
+    ('quick;reboot', "suite name 'quick;reboot' is invalid"),
+    ('quick; touch /tmp/x', 'suite file quick; touch /tmp/x does not exist'),
+    ('$(reboot).yml', 'suite file $(reboot).yml does not exist'),
+])
+def test_bad_suite_names_say_what_a_suite_may_be(name, start):
+    with pytest.raises(s.PlanError) as err:
+        s.find_suite(name, [SUITES])
+    message = str(err.value)
+    assert message.startswith(start)
+    assert message.endswith('the suite must be a suite name (osv-netperf, phoronix-network, quick; '
+                            '1 to 64 letters, digits, _ . -) or the path of a suite file (.yml)')
+
+
 def test_pairs_from_groups_with_peers_and_ports_per_server_index():
     pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2', 'lab3'])
     assert [(p['name'], p['index']) for p in pairs] == [('lab2->lab1', 0), ('lab3->lab1', 1)]
@@ -150,3 +164,70 @@ def test_servers_needed_and_expected_duration():
     per_pair = sum(t['duration'] + s.TEST_OVERHEAD_S for t in tests)
     assert s.expected_duration(items) == per_pair
     assert s.expected_duration(items, parallel_pairs=False) == 2 * per_pair
+
+
+def lab_hosts(count, switches=None):
+    """count hosts lab1..labN, even ones clients of the odd one before them; switches: name -> switch."""
+    hosts = {}
+    for i in range(1, count + 1):
+        hosts['lab%d' % i] = {'data_address': '10.0.1.%d' % (10 + i), 'data_interface': 'data0',
+                              'switch': (switches or {}).get('lab%d' % i)}
+        if i % 2 == 0:
+            hosts['lab%d' % i]['peer'] = 'lab%d' % (i - 1)
+    return hosts
+
+
+def group_pairs(hosts):
+    names = sorted(hosts, key=lambda n: int(n[3:]))
+    return s.make_pairs(hosts, servers=[n for n in names if 'peer' not in hosts[n]],
+                        clients=[n for n in names if 'peer' in hosts[n]])
+
+
+def test_pairs_run_side_by_side_unless_serialized():
+    hosts = lab_hosts(8)
+    pairs = group_pairs(hosts)
+    assert s.schedule_waves(pairs, hosts) == {'lab2': 0, 'lab4': 0, 'lab6': 0, 'lab8': 0}
+    assert {p['wave'] for p in pairs} == {0}
+
+
+def test_serialized_pairs_on_one_unnamed_switch_run_one_after_another():
+    hosts = lab_hosts(8)  # the lab: nobody names a switch, all share the one switch
+    pairs = group_pairs(hosts)
+    assert s.schedule_waves(pairs, hosts, serialize=True) == {'lab2': 0, 'lab4': 1, 'lab6': 2, 'lab8': 3}
+    assert [p['switches'] for p in pairs] == [['']] * 4
+    items = s.build_plan(s.expand_suite(load('quick')), pairs, {})[0]
+    assert sorted({(i['client'], i['wave']) for i in items}) == [('lab2', 0), ('lab4', 1), ('lab6', 2), ('lab8', 3)]
+    per_pair = sum(i['duration'] + s.TEST_OVERHEAD_S for i in items if i['client'] == 'lab2')
+    assert s.expected_duration(items) == 4 * per_pair
+
+
+def test_serialized_pairs_on_disjoint_switches_share_a_wave():
+    switches = {'lab1': 'sw-a', 'lab2': 'sw-a', 'lab3': 'sw-a', 'lab4': 'sw-a',
+                'lab5': 'sw-b', 'lab6': 'sw-b', 'lab7': 'sw-c', 'lab8': 'sw-b'}
+    hosts = lab_hosts(8, switches)
+    pairs = group_pairs(hosts)
+    waves = s.schedule_waves(pairs, hosts, serialize=True)
+    # lab2->lab1 on sw-a and lab6->lab5 on sw-b at once; lab4->lab3 (sw-a) and lab8->lab7 (sw-b, sw-c) next
+    assert waves == {'lab2': 0, 'lab4': 1, 'lab6': 0, 'lab8': 1}
+    assert [p['switches'] for p in pairs] == [['sw-a'], ['sw-a'], ['sw-b'], ['sw-b', 'sw-c']]
+    items = s.build_plan(s.expand_suite(load('quick')), pairs, {})[0]
+    per_pair = sum(i['duration'] + s.TEST_OVERHEAD_S for i in items if i['client'] == 'lab2')
+    assert s.expected_duration(items) == 2 * per_pair
+
+
+def test_a_pair_across_two_switches_waits_for_both():
+    # lab4->lab3 crosses sw-a and sw-b: it cannot run with lab2->lab1 (sw-a) nor lab6->lab5 (sw-b)
+    hosts = lab_hosts(6, {'lab1': 'sw-a', 'lab2': 'sw-a', 'lab3': 'sw-b', 'lab4': 'sw-a', 'lab5': 'sw-b', 'lab6': 'sw-b'})
+    pairs = group_pairs(hosts)
+    assert s.schedule_waves(pairs, hosts, serialize=True) == {'lab2': 0, 'lab4': 1, 'lab6': 0}
+
+
+def test_a_client_keeps_all_its_pairs_in_one_wave():
+    hosts = lab_hosts(4)
+    pairs = s.make_pairs(hosts, explicit=[{'client': 'lab2', 'server': 'lab1'}, {'client': 'lab2', 'server': 'lab3'},
+                                          {'client': 'lab4', 'server': 'lab3'}])
+    assert s.schedule_waves(pairs, hosts, serialize=True) == {'lab2': 0, 'lab4': 1}
+    assert [p['wave'] for p in pairs] == [0, 0, 1]
+    # a client's pairs run one after another, also side by side with other clients
+    items = s.build_plan(s.expand_suite(load('quick')), pairs, {})[0]
+    assert s.expected_duration(items, parallel_pairs=False) == sum(i['duration'] + s.TEST_OVERHEAD_S for i in items)

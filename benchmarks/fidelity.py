@@ -1,0 +1,151 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Fidelity of the tool modules: the module's primary metric vs the same command run by hand.
+
+It brings up a private two-host lab (``playbooks/lab_up.yml``, lab ``bperf``)
+whose data link is shaped to ``--rate`` Mbit/s (default 1000) at MTU ``--mtu``
+(default 9000): a shaped link is the bottleneck instead of the CPU, so the
+noise of a shared 2-core machine (other labs, the controller itself) matters
+less; at MTU 1500 with the lab's offloads off a loaded machine cannot always
+fill the link (see line_rate.py) and the CPU would set the numbers. It installs the tools once
+and starts each tool's server on lab1 with ``perflab.network.bench_server``
+(the same servers serve both kinds of run). Then, for each case (iperf3,
+netperf and nuttcp ``tcp_stream``, netperf ``tcp_rr``), ``--pairs`` pairs,
+alternating which half of the pair goes first:
+
+* ``module``: ``ansible lab2 -m perflab.network.<tool> -a {...}`` ad hoc;
+  the record's ``metrics[primary]``;
+* ``hand``: the record's exact ``command`` argv run on lab2 over plain SSH,
+  its output parsed with the collection's own parse functions
+  (``parse_iperf3.parse``, ``parse_netperf.parse_result``,
+  ``parse_nuttcp.parse``).
+
+It prints every pair, the median module/hand ratio per case and PASS/FAIL
+against the target 0.95 <= median ratio <= 1.05, with the load average.
+
+    .venv/bin/python benchmarks/fidelity.py --pairs 5 --duration 10
+"""
+
+from __future__ import (absolute_import, division, print_function)
+
+import argparse
+import sys
+import time
+
+import labbench
+from labbench import load_average, log, median
+
+LOW, HIGH = 0.95, 1.05
+CASES = [('iperf3', 'tcp_stream', 5201), ('netperf', 'tcp_stream', 12865), ('nuttcp', 'tcp_stream', 5000),
+         ('netperf', 'tcp_rr', 12865)]
+
+
+def module_args(tool, test, port, duration, server, client):
+    args = {'server': server, 'port': port, 'test': test, 'duration': duration}
+    if tool in ('iperf3', 'netperf'):
+        args['bind'] = client
+    if tool == 'netperf':
+        args['data_port'] = port + 1
+    return args
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
+    parser.add_argument('--pairs', type=int, default=5, help='module/hand pairs per case (default 5)')
+    parser.add_argument('--duration', type=int, default=10, help='seconds per run (default 10)')
+    parser.add_argument('--rate', type=int, default=1000, help='lab link rate in Mbit/s, 0 = unshaped (default 1000)')
+    parser.add_argument('--mtu', type=int, default=9000,
+                        help='lab data MTU (lab_mtu, default 9000: at 1500 with the lab\'s offloads off a loaded 2-core '
+                             'machine cannot always fill 1 Gbit/s, so the CPU, not the link, would set the numbers)')
+    parser.add_argument('--cases', nargs='+', default=['%s/%s' % (t, s) for t, s, _p in CASES],
+                        help='tool/test cases (default: %(default)s)')
+    parser.add_argument('--lab', default='bperf', help='lab name (default bperf)')
+    parser.add_argument('--mgmt', default='10.243.0.0/24', help='management subnet (default 10.243.0.0/24)')
+    parser.add_argument('--data', default='10.243.1.0/24', help='data subnet (default 10.243.1.0/24)')
+    parser.add_argument('--keep-lab', action='store_true', help='leave the lab up at the end (default: bring it down)')
+    parser.add_argument('--tools-installed', action='store_true',
+                        help='do not run the tools role (a lab kept up by --keep-lab has the tools already)')
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    lab = labbench.Lab(args.lab, args.mgmt, args.data, rate_mbit=args.rate, mtu=args.mtu)
+    cases = [case for case in CASES if '%s/%s' % case[:2] in args.cases]
+    log('fidelity: lab %s (%s, %s), link %s, MTU %d, %d pairs of %d s runs per case; workdir %s'
+        % (lab.name, lab.mgmt, lab.data, '%d Mbit/s' % args.rate if args.rate else 'unshaped', args.mtu, args.pairs,
+           args.duration, lab.workdir))
+    log('load average at start: %s' % load_average())
+    servers = []
+    results = []
+    try:
+        log('lab up: %.1f s' % lab.up())
+        if not args.tools_installed:
+            log('tools installed once: %.1f s' % lab.install_tools())
+        hosts = lab.hostvars()
+        server, client = hosts['lab1']['perflab_data_address'], hosts['lab2']['perflab_data_address']
+        for tool, _test, port in cases:
+            entry = {'tool': tool, 'port': port, 'bind': server}
+            if entry not in servers:
+                servers.append(entry)
+        labbench.start_servers(lab, 'lab1', servers)
+        for tool, test, port in cases:
+            argv = None
+            pairs = []
+            for number in range(args.pairs):
+                values = {}
+                for kind in (('module', 'hand') if number % 2 == 0 else ('hand', 'module')):
+                    if kind == 'hand' and argv is None:
+                        continue   # the first pair starts with the module: its record gives the argv
+                    if kind == 'module':
+                        result, _elapsed = lab.module('lab2', 'perflab.network.' + tool,
+                                                      module_args(tool, test, port, args.duration, server, client))
+                        if result.get('failed'):
+                            raise RuntimeError('%s %s through the module failed: %s' % (tool, test, result.get('msg')))
+                        record = result['perflab_result'][0]
+                        argv = argv or record['command']
+                        values['module'] = record['metrics'][record['primary']]['value']
+                    else:
+                        proc = lab.ssh('lab2', argv, timeout=args.duration + 120)
+                        values['hand'] = labbench.parse_by_hand(tool, test, proc)
+                if 'hand' not in values:   # pair 0: the hand half after the module half
+                    proc = lab.ssh('lab2', argv, timeout=args.duration + 120)
+                    values['hand'] = labbench.parse_by_hand(tool, test, proc)
+                values['ratio'] = values['module'] / values['hand']
+                values['load'] = load_average()
+                pairs.append(values)
+                log('%s %s pair %d: module %.2f, hand %.2f, ratio %.4f; load %s'
+                    % (tool, test, number + 1, values['module'], values['hand'], values['ratio'], values['load']))
+            unit = 'transactions/s' if test.endswith('_rr') else 'Mbit/s'
+            results.append((tool, test, unit, argv, pairs))
+    finally:
+        if servers:
+            labbench.stop_servers(lab, 'lab1', servers)
+        if not args.keep_lab:
+            log('lab down: %.1f s' % lab.down())
+
+    print()
+    print('%-8s %-11s %14s %14s %10s %10s %10s  %s' % (
+        'tool', 'test', 'module (med)', 'hand (med)', 'ratio med', 'ratio min', 'ratio max', 'verdict'))
+    failed = 0
+    for tool, test, unit, argv, pairs in results:
+        ratio = median([p['ratio'] for p in pairs])
+        verdict = 'PASS' if LOW <= ratio <= HIGH else 'FAIL'
+        failed += verdict == 'FAIL'
+        print('%-8s %-11s %14.2f %14.2f %10.4f %10.4f %10.4f  %s  (%s)' % (
+            tool, test, median([p['module'] for p in pairs]), median([p['hand'] for p in pairs]), ratio,
+            min(p['ratio'] for p in pairs), max(p['ratio'] for p in pairs), verdict, unit))
+    print()
+    for tool, test, unit, argv, pairs in results:
+        print('%s %s by hand: %s' % (tool, test, ' '.join(argv)))
+    print()
+    print('target: %.2f <= median(module / hand) <= %.2f for each case, %d pairs of %d s runs alternated: %s'
+          % (LOW, HIGH, args.pairs, args.duration, 'PASS' if not failed and results else 'FAIL'))
+    print('how: ad-hoc module run vs the record\'s argv over plain ssh, parsed with the collection\'s parse functions; '
+          'link shaped to %s at MTU %d so that the link, not the CPU noise of a shared machine, sets the rate; '
+          'load average now %s; total %.0f s'
+          % ('%d Mbit/s' % args.rate if args.rate else '(unshaped)', args.mtu, load_average(), time.perf_counter() - started))
+    return 0 if not failed and results else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,209 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Shared pieces of the lab benchmarks (overhead.py, fidelity.py, line_rate.py).
+
+A private lab brought up and down with ``playbooks/lab_up.yml`` /
+``playbooks/lab_down.yml``, the tools installed once with the tools role,
+ad-hoc runs of the collection's modules (their JSON result parsed), the same
+argv run by hand over plain SSH, and small statistics helpers. Not a script:
+the benchmarks import it from their own directory.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.dirname(os.path.abspath(sys.executable))
+sys.path.insert(0, os.path.join(ROOT, '.collections'))
+
+ENV = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_FORCE_COLOR='0',
+           ANSIBLE_NOCOLOR='1', PATH='%s:%s' % (BIN, os.environ.get('PATH', '')))
+
+TOOLS_PLAYBOOK = """---
+- name: Install the benchmark tools once
+  hosts: perflab_lab
+  gather_facts: true
+  tasks:
+    - name: Install the tools
+      ansible.builtin.include_role:
+        name: perflab.network.tools
+"""
+
+MTU_PLAYBOOK = """---
+- name: Set the data interfaces' MTU
+  hosts: perflab_lab
+  gather_facts: false
+  tasks:
+    - name: Set the MTU
+      ansible.builtin.include_role:
+        name: perflab.network.mtu
+      vars:
+        mtu_state: configured
+        mtu_interfaces: [{name: "{{ perflab_data_interface }}", mtu: "{{ bench_mtu | int }}"}]
+"""
+
+
+def load_average():
+    """The 1, 5 and 15 minute load averages, as a string."""
+    return '%.2f %.2f %.2f' % os.getloadavg()
+
+
+def median(values):
+    values = sorted(values)
+    if not values:
+        return float('nan')
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2.0
+
+
+def log(message):
+    print(message)
+    sys.stdout.flush()
+
+
+class Lab(object):
+    """One private lab: its playbook variables, inventory, hosts and SSH."""
+
+    def __init__(self, name, mgmt, data, hosts=2, mtu=1500, rate_mbit=0, workdir=None):
+        self.name, self.mgmt, self.data, self.hosts = name, mgmt, data, hosts
+        self.mtu, self.rate_mbit = mtu, rate_mbit
+        self.workdir = workdir or tempfile.mkdtemp(prefix='perflab-bench-%s-' % name)
+
+    @property
+    def extra_vars(self):
+        return {'lab_name': self.name, 'lab_hosts': self.hosts, 'lab_mgmt_subnet': self.mgmt,
+                'lab_data_subnet': self.data, 'lab_mtu': self.mtu, 'lab_rate_mbit': self.rate_mbit}
+
+    @property
+    def inventory(self):
+        return os.path.join(ROOT, 'inventories', 'lab-' + self.name, 'hosts.yml')
+
+    @property
+    def key(self):
+        return '/var/lib/perflab/%s/ssh/id_ed25519' % self.name
+
+    def hostvars(self):
+        import yaml
+        with open(self.inventory) as handle:
+            inventory = yaml.safe_load(handle)
+        return inventory['all']['children']['perflab_lab']['hosts']
+
+    def playbook(self, playbook, extra_vars=None, inventory=True, env=None, log_name=None):
+        """Run a playbook from the repository root; returns (rc, wall seconds, log path)."""
+        argv = [os.path.join(BIN, 'ansible-playbook'), playbook]
+        if inventory:
+            argv += ['-i', self.inventory]
+        if extra_vars:
+            argv += ['-e', json.dumps(extra_vars)]
+        run_env = dict(ENV)
+        run_env.update(env or {})
+        path = os.path.join(self.workdir, log_name or 'playbook-%d.log' % int(time.time() * 1000))
+        with open(path, 'w') as out:
+            start = time.perf_counter()
+            proc = subprocess.run(argv, cwd=ROOT, env=run_env, stdout=out, stderr=subprocess.STDOUT, check=False)
+            elapsed = time.perf_counter() - start
+        return proc.returncode, elapsed, path
+
+    def _checked(self, what, playbook, extra_vars=None, inventory=True):
+        rc, elapsed, path = self.playbook(playbook, extra_vars, inventory=inventory)
+        if rc != 0:
+            with open(path) as handle:
+                tail = handle.read()[-3000:]
+            raise RuntimeError('%s failed (rc %d), log %s:\n%s' % (what, rc, path, tail))
+        return elapsed
+
+    def up(self):
+        return self._checked('lab %s up' % self.name, 'playbooks/lab_up.yml', self.extra_vars, inventory=False)
+
+    def down(self):
+        rc, elapsed, path = self.playbook('playbooks/lab_down.yml', self.extra_vars, inventory=False)
+        if rc != 0:
+            log('WARNING: lab %s did not come down cleanly, see %s' % (self.name, path))
+        return elapsed
+
+    def install_tools(self):
+        path = os.path.join(self.workdir, 'tools.yml')
+        with open(path, 'w') as handle:
+            handle.write(TOOLS_PLAYBOOK)
+        return self._checked('installing the tools', path)
+
+    def set_mtu(self, mtu):
+        path = os.path.join(self.workdir, 'mtu.yml')
+        with open(path, 'w') as handle:
+            handle.write(MTU_PLAYBOOK)
+        return self._checked('setting MTU %d' % mtu, path, {'bench_mtu': mtu})
+
+    def ssh_argv(self, host, multiplex=False):
+        """Plain ssh to a lab host (no connection sharing unless ``multiplex``)."""
+        argv = ['ssh', '-i', self.key, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null',
+                '-o', 'LogLevel=ERROR', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10']
+        if multiplex:
+            argv += ['-o', 'ControlMaster=auto', '-o', 'ControlPersist=60s',
+                     '-o', 'ControlPath=%s/cm-%%h' % self.workdir]
+        return argv + ['root@%s' % self.hostvars()[host]['ansible_host']]
+
+    def ssh(self, host, argv, timeout=300, multiplex=False):
+        """Run argv on a lab host (quoted for the remote shell); a CompletedProcess."""
+        cmd = self.ssh_argv(host, multiplex) + ['--', ' '.join(shlex.quote(a) for a in argv)]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+
+    def module(self, host, module, args, timeout=600):
+        """Run a module ad hoc on ``host``; returns (result dict, wall seconds)."""
+        argv = [os.path.join(BIN, 'ansible'), host, '-i', self.inventory, '-m', module, '-a', json.dumps(args)]
+        # the json stdout callback; the results callback keeps its records in the work directory, no workbook
+        run_env = dict(ENV, ANSIBLE_LOAD_CALLBACK_PLUGINS='1', ANSIBLE_STDOUT_CALLBACK='ansible.posix.json',
+                       PERFLAB_RESULTS_DIR=os.path.join(self.workdir, 'adhoc-results'), PERFLAB_REPORT_WORKBOOK='false',
+                       PERFLAB_REPORT_SUMMARY='false', PERFLAB_REPORT_PROGRESS='false')
+        start = time.perf_counter()
+        proc = subprocess.run(argv, cwd=ROOT, env=run_env, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+        elapsed = time.perf_counter() - start
+        try:
+            document = json.JSONDecoder().raw_decode(proc.stdout[proc.stdout.find('{'):])[0]
+            result = document['plays'][0]['tasks'][0]['hosts'][host]
+        except (ValueError, KeyError, IndexError):
+            raise RuntimeError('%s on %s: no JSON result (rc %d): %s %s'
+                               % (module, host, proc.returncode, proc.stdout[-1500:], proc.stderr[-1500:]))
+        return result, elapsed
+
+
+def start_servers(lab, host, servers):
+    """Start servers (dicts tool, port, bind, count) on ``host`` with the bench_server module."""
+    for server in servers:
+        result, _elapsed = lab.module(host, 'perflab.network.bench_server', dict(server, state='started'))
+        if result.get('failed'):
+            raise RuntimeError('cannot start %s: %s' % (server, result.get('msg')))
+
+
+def stop_servers(lab, host, servers):
+    for server in servers:
+        try:
+            lab.module(host, 'perflab.network.bench_server', dict(server, state='stopped'))
+        except (RuntimeError, subprocess.SubprocessError) as exc:
+            log('WARNING: stopping %s: %s' % (server, exc))
+
+
+def parse_by_hand(tool, test, proc):
+    """The primary metric of a hand run, parsed with the collection's own parse functions."""
+    from ansible_collections.perflab.network.plugins.module_utils import parse_iperf3, parse_netperf, parse_nuttcp
+    if tool == 'iperf3':
+        parsed = parse_iperf3.parse(proc.stdout)
+    elif tool == 'netperf':
+        parsed = parse_netperf.parse_result(test, proc.stdout, proc.stderr, proc.returncode,
+                                            parse_netperf.selectors_for(test))
+    elif tool == 'nuttcp':
+        parsed = parse_nuttcp.parse(proc.stdout, proc.stderr, proc.returncode, transmit=test != 'tcp_maerts')
+    else:
+        raise ValueError(tool)
+    if parsed['error']:
+        raise RuntimeError('%s %s by hand failed: %s' % (tool, test, parsed['error']))
+    primary = 'transactions_per_s' if test.endswith('_rr') else 'throughput_mbps'
+    return parsed['metrics'][primary]
