@@ -10,10 +10,11 @@ __metaclass__ = type
 
 import copy
 import ipaddress
+import os
 import re
 
 from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils.nic import interface_exists, valid_interface_name
+from ansible_collections.perflab.network.plugins.module_utils.nic import SYS_CLASS_NET, interface_exists, valid_interface_name
 
 TEST_COMMON_ARGS = dict(
     server=dict(type='str', required=True),
@@ -106,12 +107,21 @@ def common_errors(params, default_port=None, check_interface=True):
             errors.append('nic_interface must be an interface name (1-15 of letters, digits, "_.:@+-"), got %r'
                           % (interface,))
         elif check_interface and not interface_exists(interface):
-            errors.append('nic_interface %s does not exist on this host' % interface)
+            errors.append('nic_interface %s does not exist on this host (it has: %s)'
+                          % (interface, ', '.join(existing_interfaces()) or 'none'))
     for field in ('run_id', 'config', 'suite', 'client_name', 'server_name', 'test_id'):
         value = params.get(field)
         if value is not None and _LABEL_BAD_RE.search(value):
             errors.append('%s must not contain control characters' % field)
     return errors
+
+
+def existing_interfaces(sys_class_net=SYS_CLASS_NET):
+    """The interface names of this host, sorted (for messages that say what is allowed)."""
+    try:
+        return sorted(os.listdir(sys_class_net))
+    except OSError:
+        return []
 
 
 def validate_common(module, default_port=None):

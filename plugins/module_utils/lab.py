@@ -208,7 +208,8 @@ def preflight(spec, need_base):
                           % (field, net, spec.count, spec.count + 12))
         nets[field] = net
     if len(nets) == 2 and nets['mgmt_subnet'].overlaps(nets['data_subnet']):
-        errors.append('mgmt_subnet %s and data_subnet %s overlap' % (nets['mgmt_subnet'], nets['data_subnet']))
+        errors.append('mgmt_subnet %s and data_subnet %s overlap: they must not overlap (give two disjoint IPv4 networks)'
+                      % (nets['mgmt_subnet'], nets['data_subnet']))
     for field, net in nets.items():
         for route, dev in _routes():
             if dev == spec.bridge:

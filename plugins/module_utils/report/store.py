@@ -242,8 +242,17 @@ def append_records(path, records):
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b'\n':
             data = b'\n' + data
-        _write_all(fd, data)
-        os.fsync(fd)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        except OSError:
+            # a full disk takes part of the data: cut it off, so that the file keeps only
+            # complete lines and a retry does not store the first records twice
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            raise
     finally:
         os.close(fd)
     if created:

@@ -96,7 +96,8 @@ def test_preflight(tmp_path, pair):
     assert rc != 0 and '68 <= mtu_min' in msg
     rc, changed, msg = run_role(tmp_path, {'mtu_snapshot_path': str(snap), 'mtu_interfaces': [{'name': 'nosuch0', 'mtu': 9000}]},
                                 netns=pair)
-    assert rc != 0 and msg == 'mtu: localhost has no interface nosuch0'
+    assert rc != 0 and msg.startswith('mtu: mtu_interfaces names nosuch0, which localhost does not have (it has: ')
+    assert 'lo' in msg.split('(it has: ', 1)[1]
     rc, changed, msg = run_role(tmp_path, {'mtu_snapshot_path': str(snap), 'mtu_interfaces': [{'name': 'h5a0', 'mtu': 9000}],
                                            'mtu_network_stack': 'networkd'}, netns=pair)
     assert rc != 0 and msg.startswith('mtu: cannot persist with networkd on localhost')

@@ -195,6 +195,26 @@ def test_tuned_then_stock_in_a_namespace(tmp_path, netns):
 
 
 @NEEDS_NETNS
+def test_a_setting_that_fails_half_way_puts_stock_back(tmp_path, netns):
+    """tcp_rmem and tcp_wmem are written, then the kernel refuses a port range whose low end is above its high end (EINVAL):
+    the role puts both back and fails naming the key."""
+    sysctl_d = tmp_path / 'sysctl.d'
+    sysctl_d.mkdir()
+    snap = tmp_path / 'state' / 'tuning' / 'stock.json'
+    before = dump_net(netns)
+    res = run_role(tmp_path, {'tuning_lab_host': True, 'tuning_snapshot_path': str(snap),
+                              'tuning_sysctls': {'net.ipv4.ip_local_port_range': '2000 1000'}},
+                   netns=netns, binds=[(sysctl_d, '/etc/sysctl.d')])
+    assert res.rc != 0
+    message = res.task('Fail with what went wrong')['msg']
+    assert message.startswith('tuning: sysctls failed: net.ipv4.ip_local_port_range') and 'put back to stock' in message, message
+    applied = res.task('Apply the sysctls, read each back and say what happened per key')
+    assert {'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem'} <= set(r['key'] for r in applied['sysctls'] if r['status'] == 'applied')
+    assert dump_net(netns) == before
+    assert list(sysctl_d.iterdir()) == [] and not snap.exists()
+
+
+@NEEDS_NETNS
 def test_a_file_that_did_not_exist_is_removed_on_stock(tmp_path, netns):
     sysctl_d = tmp_path / 'sysctl.d'
     sysctl_d.mkdir()

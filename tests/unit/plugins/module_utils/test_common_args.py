@@ -64,10 +64,19 @@ def test_port_plus_processes():
 def test_bind_and_interface():
     assert ca.common_errors(_params(bind='10.201.1.1', nic_interface='lo')) == []
     assert 'bind must be' in ca.common_errors(_params(bind='1.1.1.1 && x'))[0]
-    assert ca.common_errors(_params(nic_interface='perflabnope0')) == [
-        'nic_interface perflabnope0 does not exist on this host']
+    errors = ca.common_errors(_params(nic_interface='perflabnope0'))
+    # the message names the field and the interfaces this host does have
+    assert len(errors) == 1 and errors[0].startswith('nic_interface perflabnope0 does not exist on this host (it has: ')
+    assert 'lo' in errors[0].split('(it has: ', 1)[1]
     assert ca.common_errors(_params(nic_interface='perflabnope0'), check_interface=False) == []
     assert 'nic_interface must be an interface name' in ca.common_errors(_params(nic_interface='../x'))[0]
+
+
+def test_existing_interfaces_are_sorted_names(tmp_path):
+    for name in ('eth1', 'eth0', 'lo'):
+        (tmp_path / name).mkdir()
+    assert ca.existing_interfaces(str(tmp_path)) == ['eth0', 'eth1', 'lo']
+    assert ca.existing_interfaces(str(tmp_path / 'missing')) == []
 
 
 def test_labels_refuse_control_characters():

@@ -69,7 +69,7 @@ def test_sampler_rates_over_whole_window(tmp_path):
     assert result['interface'] == 'veth9'
     samples = result['samples']
     assert samples[0]['t'] == 0.0 and samples[0]['rx_bytes'] == 0
-    assert len(samples) >= 5  # ~10 on an idle machine; fewer when the CPU is busy
+    assert len(samples) >= 3  # ~10 on an idle machine; as few as 4 seen with the load average at 20 on 2 cores
     assert all(b['t'] > a['t'] for a, b in zip(samples, samples[1:]))
     assert set(samples[0]) == {'t', 'rx_bytes', 'tx_bytes', 'rx_packets', 'tx_packets'}
     first, last = samples[0], samples[-1]

@@ -143,3 +143,29 @@ def test_expand_sources_globs_directories_and_files(tmp_path):
                                              str(tmp_path / 'notes.txt'), str(tmp_path / 'missing-*.jsonl')])
     assert paths == [str(tmp_path / 'a.jsonl'), str(tmp_path / 'b.jsonl'), str(tmp_path / 'notes.txt')]
     assert unmatched == [str(tmp_path / 'missing-*.jsonl')]
+
+
+def test_append_that_fills_the_disk_leaves_no_torn_line(tmp_path, monkeypatch):
+    """ENOSPC part way through: the file keeps only its complete lines, a retry stores each record once."""
+    import errno
+    path = str(tmp_path / 'run.jsonl')
+    records = json_lines('stock.jsonl')[:3]
+    store.append_record(path, records[0])
+    real_write = os.write
+    calls = []
+
+    def full_disk(fd, data):
+        calls.append(len(data))
+        if len(calls) == 1:
+            return real_write(fd, bytes(data[:len(data) // 2]))   # a short write, then the disk is full
+        raise OSError(errno.ENOSPC, 'No space left on device')
+
+    monkeypatch.setattr(store.os, 'write', full_disk)
+    with pytest.raises(OSError):
+        store.append_records(path, records[1:])
+    monkeypatch.setattr(store.os, 'write', real_write)
+    with open(path) as handle:
+        assert [json.loads(line) for line in handle.read().splitlines()] == records[:1]
+    store.append_records(path, records[1:])   # the callback's retry, once there is room again
+    with open(path) as handle:
+        assert [json.loads(line) for line in handle.read().splitlines()] == records

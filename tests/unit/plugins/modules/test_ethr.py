@@ -42,7 +42,7 @@ def test_tcp_bandwidth(tools, capsys):
     fake = tools([fixture('tcp_bw.txt')])
     result = run_module({'server': '10.77.0.1', 'duration': 5}, capsys)
     assert fake.test_calls == [[ETHR, '-c', '10.77.0.1', '-port', '8888', '-t', 'b', '-p', 'tcp', '-n', '1',
-                                  '-d', '5s', '-no']]
+                                '-d', '5s', '-no']]
     assert fake.timeout == 5 + 5 + 30
     record = result['perflab_result'][0]
     assert record['status'] == 'ok'
@@ -60,8 +60,8 @@ def test_tcp_bandwidth_threads_and_options(tools, capsys):
     result = run_module({'server': '10.99.0.1', 'parallel': 4, 'duration': 3, 'port': 9999, 'bind': '10.99.0.2',
                          'buffer_length': 131072, 'rate_mbps': 2500, 'warmup': 2, 'decimal_precision': 2}, capsys)
     assert fake.test_calls == [[ETHR, '-c', '10.99.0.1', '-port', '9999', '-t', 'b', '-p', 'tcp', '-n', '4',
-                                  '-d', '3s', '-ip', '10.99.0.2', '-l', '131072', '-b', '2500000000', '-w', '2',
-                                  '-dp', '2', '-no']]
+                                '-d', '3s', '-ip', '10.99.0.2', '-l', '131072', '-b', '2500000000', '-w', '2',
+                                '-dp', '2', '-no']]
     record = result['perflab_result'][0]
     assert record['test_id'] == 'ethr/tcp/bandwidth/threads=4'
     assert record['parallel'] == 4
@@ -91,7 +91,7 @@ def test_connections(tools, capsys):
     fake = tools([fixture('tcp_cps.txt')])
     result = run_module({'server': '10.77.0.1', 'test': 'connections', 'parallel': 64, 'duration': 5}, capsys)
     assert fake.test_calls[0] == [ETHR, '-c', '10.77.0.1', '-port', '8888', '-t', 'c', '-p', 'tcp', '-n', '64',
-                                    '-d', '5s', '-no']
+                                  '-d', '5s', '-no']
     record = result['perflab_result'][0]
     assert record['test'] == 'connections'
     assert record['test_id'] == 'ethr/tcp/connections/threads=64'
@@ -105,7 +105,7 @@ def test_latency(tools, capsys):
     result = run_module({'server': '10.77.0.1', 'test': 'latency', 'iterations': 1000, 'gap': 0.5,
                          'duration': 5}, capsys)
     assert fake.test_calls[0][5:] == ['-t', 'l', '-p', 'tcp', '-n', '1', '-d', '5s', '-i', '1000', '-g', '500ms',
-                                        '-no']
+                                      '-no']
     record = result['perflab_result'][0]
     assert (record['test'], record['direction']) == ('tcp_latency', 'bidirectional')
     assert record['primary'] == 'latency_us_mean'
