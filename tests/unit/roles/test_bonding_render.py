@@ -653,8 +653,8 @@ def test_windows_mode_tables_fit_the_script():
 REFUSALS = {
     'missing member': ({'bonding_members': ['h6m0', 'h6zz']}, 'no such interface on localhost: h6zz'),
     'hash without hashing': ({'bonding_mode': 'active-backup'}, 'has no effect in mode active-backup'),
-    'mtu': ({'bonding_mtu': 67}, 'bonding_mtu 68-65535'),
-    'miimon': ({'bonding_miimon': 60001}, 'bonding_miimon 0-60000'),
+    'mtu': ({'bonding_mtu': 67}, 'bonding_mtu must be 68-65535 (got 67)'),
+    'miimon': ({'bonding_miimon': 60001}, 'bonding_miimon must be 0-60000 (got 60001)'),
     'name': ({'bonding_name': 'a-name-longer-than-15'}, 'bonding_name must match'),
     'address': ({'bonding_address': '10.206.1.50'}, 'bonding_address must be an address with its prefix length'),
     'mode': ({'bonding_mode': 'round-robin'}, 'bonding_mode must be one of'),

@@ -116,7 +116,7 @@ def test_explicit_ports_replace_the_tool_table(outcomes):
 
 
 @pytest.mark.parametrize('case,message', [
-    ('too many iperf3 ports', 'firewall_iperf3_ports and firewall_nuttcp_streams 1-64'),
+    ('too many iperf3 ports', 'out of range: firewall_iperf3_ports must be 1-64'),
     ('bad peer', 'firewall_peer_addresses must list'),
     ('no peer', 'firewall_peer_addresses must list'),
     ('bad tool', 'firewall_tools'),

@@ -91,6 +91,7 @@ def test_preflight(tmp_path, pair):
     rc, changed, msg = run_role(tmp_path, {'mtu_snapshot_path': str(snap), 'mtu_interfaces': [{'name': 'h5a0', 'mtu': 9300}]},
                                 netns=pair)
     assert rc != 0 and 'out of range: h5a0' in msg
+    assert 'mtu_verify_count' not in msg and 'mtu_rollback_delay' not in msg  # only what is wrong
     rc, changed, msg = run_role(tmp_path, {'mtu_snapshot_path': str(snap), 'mtu_interfaces': [{'name': 'lo', 'mtu': 67}],
                                            'mtu_min': 60}, netns=pair)
     assert rc != 0 and '68 <= mtu_min' in msg

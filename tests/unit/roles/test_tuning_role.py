@@ -123,6 +123,7 @@ def test_preflight_rejects_bad_names_before_any_change(tmp_path, netns):
     res = run_role(tmp_path, {'tuning_lab_host': True, 'tuning_snapshot_path': str(snap),
                               'tuning_sysctls': {'net..core': 1}, 'tuning_ethtool': [{'interface': 'nosuch0'}]}, netns=netns)
     assert res.rc != 0 and "bad names: ['net..core']" in res.failure()
+    assert 'tuning_management_check_timeout' not in res.failure()  # only what is wrong
     res = run_role(tmp_path, {'tuning_lab_host': True, 'tuning_snapshot_path': str(snap),
                               'tuning_ethtool': [{'interface': 'nosuch0', 'features': {'tso': False}}]}, netns=netns)
     assert res.rc != 0 and 'tuning_ethtool names interfaces this host does not have: nosuch0' in res.failure()
