@@ -60,12 +60,7 @@ def main():
                              'machine cannot always fill 1 Gbit/s, so the CPU, not the link, would set the numbers)')
     parser.add_argument('--cases', nargs='+', default=['%s/%s' % (t, s) for t, s, _p in CASES],
                         help='tool/test cases (default: %(default)s)')
-    parser.add_argument('--lab', default='bperf', help='lab name (default bperf)')
-    parser.add_argument('--mgmt', default='10.243.0.0/24', help='management subnet (default 10.243.0.0/24)')
-    parser.add_argument('--data', default='10.243.1.0/24', help='data subnet (default 10.243.1.0/24)')
-    parser.add_argument('--keep-lab', action='store_true', help='leave the lab up at the end (default: bring it down)')
-    parser.add_argument('--tools-installed', action='store_true',
-                        help='do not run the tools role (a lab kept up by --keep-lab has the tools already)')
+    labbench.add_lab_arguments(parser)
     args = parser.parse_args()
 
     started = time.perf_counter()

@@ -51,6 +51,16 @@ MTU_PLAYBOOK = """---
 """
 
 
+def add_lab_arguments(parser):
+    """The lab options every script shares: which lab, its subnets, keep it up, tools there already."""
+    parser.add_argument('--lab', default='bperf', help='lab name (default bperf)')
+    parser.add_argument('--mgmt', default='10.243.0.0/24', help='management subnet (default 10.243.0.0/24)')
+    parser.add_argument('--data', default='10.243.1.0/24', help='data subnet (default 10.243.1.0/24)')
+    parser.add_argument('--keep-lab', action='store_true', help='leave the lab up at the end (default: bring it down)')
+    parser.add_argument('--tools-installed', action='store_true',
+                        help='do not run the tools role (a lab kept up by --keep-lab has the tools already)')
+
+
 def load_average():
     """The 1, 5 and 15 minute load averages, as a string."""
     return '%.2f %.2f %.2f' % os.getloadavg()

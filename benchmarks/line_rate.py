@@ -57,12 +57,7 @@ def main():
                         help='lab NICs with TSO/GSO/GRO on (lab_offloads; default off, as the lab has them); '
                              'only when the lab is created, so not with a lab kept up without them')
     parser.add_argument('--mtus', type=int, nargs='+', default=[1500, 9000], help='MTUs (default 1500 9000)')
-    parser.add_argument('--lab', default='bperf', help='lab name (default bperf)')
-    parser.add_argument('--mgmt', default='10.243.0.0/24', help='management subnet (default 10.243.0.0/24)')
-    parser.add_argument('--data', default='10.243.1.0/24', help='data subnet (default 10.243.1.0/24)')
-    parser.add_argument('--keep-lab', action='store_true', help='leave the lab up at the end (default: bring it down)')
-    parser.add_argument('--tools-installed', action='store_true',
-                        help='do not run the tools role (a lab kept up by --keep-lab has the tools already)')
+    labbench.add_lab_arguments(parser)
     args = parser.parse_args()
 
     started = time.perf_counter()

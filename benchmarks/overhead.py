@@ -171,13 +171,8 @@ def main():
     parser.add_argument('--duration', type=int, default=10, help='seconds per test (perflab_duration, default 10)')
     parser.add_argument('--suite', default='quick', help='suite (default quick)')
     parser.add_argument('--rate', type=int, default=1000, help='lab link rate in Mbit/s, 0 = unshaped (default 1000)')
-    parser.add_argument('--lab', default='bperf', help='lab name (default bperf)')
-    parser.add_argument('--mgmt', default='10.243.0.0/24', help='management subnet (default 10.243.0.0/24)')
-    parser.add_argument('--data', default='10.243.1.0/24', help='data subnet (default 10.243.1.0/24)')
     parser.add_argument('--profile', action='store_true', help='run the role with profile_tasks; print the slowest tasks')
-    parser.add_argument('--keep-lab', action='store_true', help='leave the lab up at the end (default: bring it down)')
-    parser.add_argument('--tools-installed', action='store_true',
-                        help='do not run the tools role (a lab kept up by --keep-lab has the tools already)')
+    labbench.add_lab_arguments(parser)
     args = parser.parse_args()
 
     started = time.perf_counter()
