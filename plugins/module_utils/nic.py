@@ -80,8 +80,11 @@ class NicSampler(object):
         self._error = None
 
     def _sample(self):
+        now = time.monotonic()
         counters = read_counters(self.interface, self.sys_class_net)
-        sample = {'t': round(time.monotonic() - self._start, 3)}
+        if self._start is None:  # t counts from the first sample: exactly 0.0 there, however busy the CPU
+            self._start = now
+        sample = {'t': round(now - self._start, 3)}
         sample.update(counters)
         self.samples.append(sample)
 
@@ -95,7 +98,7 @@ class NicSampler(object):
                 return
 
     def __enter__(self):
-        self._start = time.monotonic()
+        self._start = None
         self._sample()
         self._thread = threading.Thread(target=self._loop)
         self._thread.daemon = True
