@@ -70,7 +70,12 @@ class Namespace(object):
         self.name = 'h6bd-%d' % os.getpid()
 
     def up(self):
-        subprocess.run(['ip', 'netns', 'del', self.name], capture_output=True, check=False)
+        # this run's name, and those of earlier runs that were killed before their cleanup
+        names = subprocess.run(['ip', 'netns', 'list'], capture_output=True, text=True, check=False).stdout.split()
+        for name in names:
+            pid = name[len('h6bd-'):]
+            if name == self.name or (name.startswith('h6bd-') and pid.isdigit() and not os.path.exists('/proc/' + pid)):
+                subprocess.run(['ip', 'netns', 'del', name], capture_output=True, check=False)
         subprocess.run(['ip', 'netns', 'add', self.name], check=True)
         for a, b in (('h6m0', 'h6p0'), ('h6m1', 'h6p1'), ('h6mg', 'h6pg')):
             subprocess.run(['ip', '-n', self.name, 'link', 'add', a, 'type', 'veth', 'peer', 'name', b], check=True)
