@@ -10,11 +10,10 @@ __metaclass__ = type
 
 import copy
 import ipaddress
-import os
 import re
 
 from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils.nic import SYS_CLASS_NET, interface_exists, valid_interface_name
+from ansible_collections.perflab.network.plugins.module_utils.nic import existing_interfaces, interface_exists, valid_interface_name
 
 TEST_COMMON_ARGS = dict(
     server=dict(type='str', required=True),
@@ -114,14 +113,6 @@ def common_errors(params, default_port=None, check_interface=True):
         if value is not None and _LABEL_BAD_RE.search(value):
             errors.append('%s must not contain control characters' % field)
     return errors
-
-
-def existing_interfaces(sys_class_net=SYS_CLASS_NET):
-    """The interface names of this host, sorted (for messages that say what is allowed)."""
-    try:
-        return sorted(os.listdir(sys_class_net))
-    except OSError:
-        return []
 
 
 def validate_common(module, default_port=None):

@@ -32,6 +32,14 @@ def interface_exists(name, sys_class_net=SYS_CLASS_NET):
     return valid_interface_name(name) and os.path.isdir(os.path.join(sys_class_net, name))
 
 
+def existing_interfaces(sys_class_net=SYS_CLASS_NET):
+    """The interface names of this host, sorted (for messages that say what is allowed)."""
+    try:
+        return sorted(os.listdir(sys_class_net))
+    except OSError:
+        return []
+
+
 def interface_mtu(name, sys_class_net=SYS_CLASS_NET):
     """MTU of ``name`` as an int, or None when unknown."""
     if not valid_interface_name(name):

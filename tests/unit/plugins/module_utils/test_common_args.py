@@ -7,6 +7,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args as ca
+from ansible_collections.perflab.network.plugins.module_utils import nic
 
 
 def _params(**kw):
@@ -75,8 +76,8 @@ def test_bind_and_interface():
 def test_existing_interfaces_are_sorted_names(tmp_path):
     for name in ('eth1', 'eth0', 'lo'):
         (tmp_path / name).mkdir()
-    assert ca.existing_interfaces(str(tmp_path)) == ['eth0', 'eth1', 'lo']
-    assert ca.existing_interfaces(str(tmp_path / 'missing')) == []
+    assert nic.existing_interfaces(str(tmp_path)) == ['eth0', 'eth1', 'lo']
+    assert nic.existing_interfaces(str(tmp_path / 'missing')) == []
 
 
 def test_labels_refuse_control_characters():
