@@ -113,10 +113,7 @@ def main():
             unit = 'transactions/s' if test.endswith('_rr') else 'Mbit/s'
             results.append((tool, test, unit, argv, pairs))
     finally:
-        if servers:
-            labbench.stop_servers(lab, 'lab1', servers)
-        if not args.keep_lab:
-            log('lab down: %.1f s' % lab.down())
+        labbench.tear_down(lab, servers, args.keep_lab)
 
     print()
     print('%-8s %-11s %14s %14s %10s %10s %10s  %s' % (

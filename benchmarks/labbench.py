@@ -201,6 +201,14 @@ def stop_servers(lab, host, servers):
             log('WARNING: stopping %s: %s' % (server, exc))
 
 
+def tear_down(lab, servers, keep_lab):
+    """The end of every script: stop the servers it started on lab1, then bring the lab down unless kept."""
+    if servers:
+        stop_servers(lab, 'lab1', servers)
+    if not keep_lab:
+        log('lab down: %.1f s' % lab.down())
+
+
 def parse_by_hand(tool, test, proc):
     """The primary metric of a hand run, parsed with the collection's own parse functions."""
     from ansible_collections.perflab.network.plugins.module_utils import parse_iperf3, parse_netperf, parse_nuttcp

@@ -112,10 +112,7 @@ def main():
                              median([v[2] for v in values[tool] if v[2] is not None] or [float('nan')])))
             log('switch qdiscs after MTU %d:\n%s' % (mtu, stats))
     finally:
-        if servers:
-            labbench.stop_servers(lab, 'lab1', servers)
-        if not args.keep_lab:
-            log('lab down: %.1f s' % lab.down())
+        labbench.tear_down(lab, servers, args.keep_lab)
 
     print()
     print('%5s %-8s %12s %10s %12s %10s %12s %10s  %s' % ('MTU', 'tool', 'goodput', 'fraction', 'on the wire',

@@ -262,8 +262,7 @@ def main():
               % (args.suite, args.duration, load_average(), time.perf_counter() - started))
         return 0 if verdict == 'PASS' else 1
     finally:
-        if not args.keep_lab:
-            log('lab down: %.1f s' % lab.down())
+        labbench.tear_down(lab, [], args.keep_lab)
 
 
 if __name__ == '__main__':
