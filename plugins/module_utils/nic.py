@@ -86,6 +86,7 @@ class NicSampler(object):
         self._stop = threading.Event()
         self._thread = None
         self._error = None
+        self._skipped = 0
 
     def _sample(self):
         now = time.monotonic()
@@ -96,18 +97,30 @@ class NicSampler(object):
         sample.update(counters)
         self.samples.append(sample)
 
+    def _try_sample(self):
+        """Take one sample; False once the interface is gone (the error is kept).
+
+        A read that fails while the interface still exists (a counter file read
+        while it is rewritten, an EINTR) only skips this sample: the next one
+        covers the window, since the rates use the first and last samples.
+        """
+        try:
+            self._sample()
+        except (IOError, OSError, ValueError) as exc:
+            if not os.path.isdir(os.path.join(self.sys_class_net, self.interface)):
+                self._error = 'interface %s vanished mid-test: %s' % (self.interface, exc)
+                return False
+            self._skipped += 1
+        return True
+
     def _loop(self):
         while not self._stop.wait(self.interval):
-            try:
-                self._sample()
-            except (IOError, OSError) as exc:
-                # interface vanished mid-test: keep what we have
-                self._error = str(exc)
-                return
+            if not self._try_sample():
+                return  # keep what we have
 
     def __enter__(self):
         self._start = None
-        self._sample()
+        self._try_sample()
         self._thread = threading.Thread(target=self._loop)
         self._thread.daemon = True
         self._thread.start()
@@ -117,10 +130,7 @@ class NicSampler(object):
         self._stop.set()
         self._thread.join()
         if self._error is None:
-            try:
-                self._sample()
-            except (IOError, OSError) as exc:
-                self._error = str(exc)
+            self._try_sample()
         return False
 
     def result(self):
@@ -136,4 +146,6 @@ class NicSampler(object):
                   'rx_mbps': rx_mbps, 'tx_mbps': tx_mbps}
         if self._error:
             result['error'] = self._error
+        if self._skipped:
+            result['skipped_samples'] = self._skipped
         return result

@@ -4,6 +4,8 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import os
+import shutil
 import threading
 import time
 
@@ -19,6 +21,13 @@ def _fake_interface(root, name, mtu=1500):
         (stats / counter).write_text('0\n')
     (root / name / 'mtu').write_text('%d\n' % mtu)
     return stats
+
+
+def _write_counter(stats, counter, value):
+    # a sysfs read is atomic; a plain write_text truncates first and a reader could see ''
+    tmp = stats / ('.%s.tmp' % counter)
+    tmp.write_text('%d\n' % value)
+    os.replace(str(tmp), str(stats / counter))
 
 
 def test_valid_interface_name():
@@ -56,8 +65,8 @@ def test_sampler_rates_over_whole_window(tmp_path):
             time.sleep(0.05)
             rx += 1000000
             tx += 500000
-            (stats / 'rx_bytes').write_text('%d\n' % rx)
-            (stats / 'tx_bytes').write_text('%d\n' % tx)
+            _write_counter(stats, 'rx_bytes', rx)
+            _write_counter(stats, 'tx_bytes', tx)
 
     writer = threading.Thread(target=traffic)
     with nic.NicSampler('veth9', interval=0.1, sys_class_net=str(tmp_path)) as sampler:
@@ -78,6 +87,38 @@ def test_sampler_rates_over_whole_window(tmp_path):
     assert result['tx_mbps'] == pytest.approx((last['tx_bytes'] - first['tx_bytes']) * 8 / window / 1e6, abs=0.001)
     assert 0 < result['rx_mbps'] <= 200
     assert result['tx_mbps'] == pytest.approx(result['rx_mbps'] / 2, rel=0.1)
+
+
+def test_failed_read_skips_one_sample_and_sampling_goes_on(tmp_path):
+    stats = _fake_interface(tmp_path, 'veth9')
+    (stats / 'rx_bytes').write_text('')  # what a reader racing a non-atomic write sees
+    with nic.NicSampler('veth9', interval=0.05, sys_class_net=str(tmp_path)) as sampler:
+        pass
+    assert sampler.samples == [] and sampler.result()['skipped_samples'] == 2  # enter and exit reads
+    with nic.NicSampler('veth9', interval=0.05, sys_class_net=str(tmp_path)) as sampler:
+        deadline = time.monotonic() + 30
+        while sampler.result().get('skipped_samples', 0) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        _write_counter(stats, 'rx_bytes', 4000000)
+        while len(sampler.samples) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    result = sampler.result()
+    assert result['skipped_samples'] >= 2 and 'error' not in result
+    assert len(result['samples']) >= 2 and result['samples'][0]['t'] == 0.0
+    assert all(sample['rx_bytes'] == 4000000 for sample in result['samples'])
+
+
+def test_vanished_interface_stops_sampling_and_keeps_samples(tmp_path):
+    _fake_interface(tmp_path, 'veth9')
+    with nic.NicSampler('veth9', interval=0.05, sys_class_net=str(tmp_path)) as sampler:
+        shutil.rmtree(str(tmp_path / 'veth9'))
+        deadline = time.monotonic() + 30
+        while 'error' not in sampler.result() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    result = sampler.result()
+    assert len(result['samples']) == 1 and result['samples'][0]['t'] == 0.0
+    assert result['error'].startswith('interface veth9 vanished mid-test: ')
+    assert 'skipped_samples' not in result and result['rx_mbps'] is None
 
 
 def test_sampler_on_loopback_sees_traffic():
