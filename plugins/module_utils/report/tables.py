@@ -448,10 +448,12 @@ class Report(object):
         columns += ['%s vs %s p' % (label, self.baseline) for label in self.others]
         columns += ['%s runs' % label for label in self.columns]
         columns += ['%s failed' % label for label in self.columns]
+        columns += ['%s skipped' % label for label in self.columns]
         return columns
 
     def summary_rows(self):
-        """One row per test; a mean is ``'failed'`` when every run of it failed."""
+        """One row per test; a mean is ``'failed'`` when no run of it succeeded and one failed,
+        ``'skipped'`` when every run of it was skipped (a tool not installed, a test not run)."""
         rows = []
         for test in self.tests:
             row = [test.title, test.test_id, test.metric, test.unit,
@@ -459,22 +461,26 @@ class Report(object):
             for column in test.columns:
                 if column.mean is not None:
                     row.append(column.mean)
-                elif column.failed or column.skipped:
+                elif column.failed:
                     row.append('failed')
+                elif column.skipped:
+                    row.append('skipped')
                 else:
                     row.append(None)
             others = [test.by_label[label] for label in self.others]
             row += [column.change_percent for column in others]
             row += [column.p_value for column in others]
             row += [column.runs for column in test.columns]
-            row += [column.failed + column.skipped for column in test.columns]
+            row += [column.failed for column in test.columns]
+            row += [column.skipped for column in test.columns]
             rows.append(row)
         return rows
 
     def summary_notes(self):
         notes = [
             'Values: mean of each test\'s primary metric over its successful repetitions. '
-            'Failed and skipped runs are counted in the "failed" columns and never averaged.',
+            'Failed and skipped runs are counted in the "failed" and "skipped" columns and never averaged; '
+            'a value cell says "failed" or "skipped" when no run of that test succeeded.',
             'Relative change: (configuration - baseline) / |baseline| x 100, baseline "%s"%s.'
             % (self.baseline, '' if self.baseline != (self.columns[0] if self.columns else None)
                else ' (the first configuration seen unless one is chosen)'),

@@ -61,16 +61,19 @@ def render(report, bar_width=BAR_WIDTH):
             problems = column.failed + column.skipped
             if column.mean is None:
                 error = ('; '.join(column.errors))[:120]
-                lines.append('  %s%s FAILED (%d of %d runs)%s' % (
-                    column.label, dots, problems, problems + column.runs, (': ' + error) if error else ''))
+                lines.append('  %s%s %s (%d of %d runs)%s' % (
+                    column.label, dots, 'FAILED' if column.failed else 'SKIPPED', problems,
+                    problems + column.runs, (': ' + error) if error else ''))
                 continue
             line = '  %s%s %s |%s' % (column.label, dots, format_value(column.mean).rjust(value_width),
                                       _bar(column.mean, largest, bar_width))
             notes = []
             if column.change_percent is not None:
                 notes.append('%+.1f%%%s' % (column.change_percent, ' *' if column.significant else ''))
-            if problems:
-                notes.append('(%d failed)' % problems)
+            if column.failed:
+                notes.append('(%d failed)' % column.failed)
+            if column.skipped:
+                notes.append('(%d skipped)' % column.skipped)
             if notes:
                 line = line.ljust(label_width + value_width + bar_width + 6) + '  ' + ' '.join(notes)
             lines.append(line.rstrip())

@@ -66,6 +66,7 @@ class _Styles(object):
         self.bold = Font(bold=True)
         self.italic = Font(italic=True, color='595959')
         self.failed_font = Font(color='9C0006')
+        self.skipped_font = Font(italic=True, color='7F7F7F')
         self.header_fill = PatternFill('solid', fgColor='D9D9D9')
         self.best_fill = PatternFill('solid', fgColor='C6EFCE')
         self.better_fill = PatternFill('solid', fgColor='C6EFCE')
@@ -228,6 +229,8 @@ class WorkbookWriter(object):
                     column = test.columns[index - first_mean]
                     if value == 'failed':
                         cells.append(self._cell(ws, value, font=styles.failed_font))
+                    elif value == 'skipped':
+                        cells.append(self._cell(ws, value, font=styles.skipped_font))
                     elif column.best and count > 1:
                         cells.append(self._cell(ws, value, font=styles.bold, fill=styles.best_fill,
                                                 number_format=FORMAT_VALUE))
@@ -256,9 +259,9 @@ class WorkbookWriter(object):
     def _write_test(self, ws, test):
         styles = self.styles
         report = self.report
-        header = ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max', 'Runs', 'Failed',
+        header = ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max', 'Runs', 'Failed', 'Skipped',
                   'vs %s (%%)' % report.baseline, 'p (Welch)', 'Errors']
-        self._widths(ws, [30, 12, 12, 12, 9, 12, 12, 7, 8, 16, 11, 60])
+        self._widths(ws, [30, 12, 12, 12, 9, 12, 12, 7, 8, 8, 16, 11, 60])
         ws.freeze_panes = 'B6'
         self._print_setup(ws)
         ws.append([self._cell(ws, test.title, font=styles.title)])
@@ -287,7 +290,8 @@ class WorkbookWriter(object):
                 self._cell(ws, summary['min'], number_format=FORMAT_VALUE),
                 self._cell(ws, summary['max'], number_format=FORMAT_VALUE),
                 column.runs,
-                column.failed + column.skipped,
+                column.failed,
+                column.skipped,
                 self._cell(ws, column.change_percent, fill=fill, number_format=FORMAT_CHANGE),
                 self._cell(ws, column.p_value, fill=fill, number_format=FORMAT_P),
                 self._cell(ws, '; '.join(column.errors) or None,

@@ -76,6 +76,9 @@ def test_summary_means_changes_and_significance_equal_the_records(report):
     p_at = columns.index('Debian 12 tuned vs Debian 12 stock p')
     runs_at = columns.index('Debian 12 stock runs')
     failed_at = columns.index('Debian 12 stock failed')
+    skipped_at = columns.index('Debian 12 stock skipped')
+    assert columns[failed_at:] == ['Debian 12 stock failed', 'Debian 12 tuned failed',
+                                   'Debian 12 stock skipped', 'Debian 12 tuned skipped']
     rows = dict((row[1], row) for row in report.summary_rows())
     for test_id, row in rows.items():
         stock = primary_values(records, test_id, 'Debian 12 stock')
@@ -94,13 +97,17 @@ def test_summary_means_changes_and_significance_equal_the_records(report):
         else:
             assert row[p_at] is None
         assert row[runs_at] == len(stock)
-        assert row[failed_at] == sum(1 for r in records if r['test_id'] == test_id
-                                     and r['config'] == 'Debian 12 stock' and r['status'] != 'ok')
+        for offset, status in ((failed_at, 'failed'), (skipped_at, 'skipped')):
+            for index, config in enumerate(('Debian 12 stock', 'Debian 12 tuned')):
+                assert row[offset + index] == sum(1 for r in records if r['test_id'] == test_id
+                                                  and r['config'] == config and r['status'] == status)
     # failed runs are counted, never averaged
     assert rows['iperf3/tcp/parallel=20'][5] == 'failed'
     assert rows['iperf3/tcp/parallel=20'][failed_at] == 2
     assert rows['iperf3/udp/parallel=5'][failed_at + 1] == 1
-    assert rows['netperf/UDP_STREAM'][6] == 'failed'
+    # a test whose every run was skipped (the tool is not installed) says so, not "failed"
+    assert rows['netperf/UDP_STREAM'][6] == 'skipped'
+    assert rows['netperf/UDP_STREAM'][skipped_at + 1] >= 1 and rows['netperf/UDP_STREAM'][failed_at + 1] == 0
     # single runs: a change but no test
     assert rows['nuttcp/tcp'][change_at] is not None and rows['nuttcp/tcp'][p_at] is None
     # the clear differences of the fixtures are significant
@@ -242,6 +249,8 @@ def test_text_summary_blocks_and_bars(report):
     assert latency[1] == 'us, lower is better'
     failed = [b for b in blocks if b.startswith('iPerf 3.12 - TCP - Parallel: 20')][0]
     assert 'Debian 12 stock ... FAILED (2 of 2 runs): iperf3 timed out after 40 s' in failed
+    skipped = [b for b in blocks if b.startswith('Netperf 2.7.0 - UDP_STREAM')][0]
+    assert 'Debian 12 tuned ... SKIPPED (1 of 1 runs): netserver is not reachable' in skipped
 
 
 def test_csv_and_json_exports_hold_the_same_tables(report, tmp_path):

@@ -33,6 +33,12 @@ def results_of(*paths):
     return records
 
 
+def no_value(records, test_id, config):
+    """What a value cell shows without a successful run: 'failed' if one failed, else 'skipped'."""
+    return 'failed' if any(r['test_id'] == test_id and r['config'] == config and r['status'] == 'failed'
+                           for r in records) else 'skipped'
+
+
 def ok_values(records, test_id, config):
     return [r['metrics'][r['primary']]['value'] for r in records
             if r['test_id'] == test_id and r['config'] == config and r['status'] == 'ok']
@@ -76,8 +82,10 @@ def test_summary_sheet_values_formats_and_marks(merged):
     for test_id, row in rows.items():
         stock = ok_values(records, test_id, 'Debian 12 stock')
         tuned = ok_values(records, test_id, 'Debian 12 tuned')
-        assert row[5].value == (pytest.approx(statistics.mean(stock)) if stock else 'failed')
-        assert row[6].value == (pytest.approx(statistics.mean(tuned)) if tuned else 'failed')
+        assert row[5].value == (pytest.approx(statistics.mean(stock)) if stock
+                                else no_value(records, test_id, 'Debian 12 stock'))
+        assert row[6].value == (pytest.approx(statistics.mean(tuned)) if tuned
+                                else no_value(records, test_id, 'Debian 12 tuned'))
         if stock and tuned:
             change = (statistics.mean(tuned) - statistics.mean(stock)) / statistics.mean(stock) * 100
             assert row[change_at].value == pytest.approx(change)
@@ -89,7 +97,9 @@ def test_summary_sheet_values_formats_and_marks(merged):
             best, other = (row[6], row[5]) if best_is_tuned else (row[5], row[6])
             assert best.font.b and best.fill.fgColor.rgb.endswith('C6EFCE')
             assert not other.font.b
-        assert row[5].number_format == workbook.FORMAT_VALUE or row[5].value == 'failed'
+        assert row[5].number_format == workbook.FORMAT_VALUE or row[5].value in ('failed', 'skipped')
+    skipped = rows['netperf/UDP_STREAM'][6]
+    assert skipped.value == 'skipped' and skipped.font.i and not skipped.font.color.rgb.endswith('9C0006')
     tcp_rr = rows['netperf/TCP_RR']
     assert tcp_rr[p_at].value < 0.05
     assert tcp_rr[p_at].number_format == workbook.FORMAT_P
@@ -107,8 +117,8 @@ def test_test_sheets_title_units_statistics_and_bar_chart(merged):
     ws = wb['iPerf 3.12 - TCP - Parallel 5']
     assert ws['A1'].value == 'iPerf 3.12 - TCP - Parallel: 5'
     assert ws['A2'].value == 'Mbit/s, higher is better'
-    assert [cell.value for cell in ws[5]][:9] == ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max',
-                                                  'Runs', 'Failed']
+    assert [cell.value for cell in ws[5]][:10] == ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max',
+                                                  'Runs', 'Failed', 'Skipped']
     assert ws.freeze_panes == 'B6'
     for number, config in ((6, 'Debian 12 stock'), (7, 'Debian 12 tuned')):
         values = ok_values(records, test.test_id, config)
@@ -118,7 +128,7 @@ def test_test_sheets_title_units_statistics_and_bar_chart(merged):
         assert row[2] == pytest.approx(statistics.median(values))
         assert row[3] == pytest.approx(statistics.stdev(values))
         assert row[5] == min(values) and row[6] == max(values)
-        assert row[7] == len(values) and row[8] == 0
+        assert row[7] == len(values) and row[8] == 0 and row[9] == 0
     charts = ws._charts
     assert len(charts) == 1
     chart = charts[0]
@@ -133,8 +143,8 @@ def test_failed_runs_show_in_their_test_sheet(merged):
     ws = wb['iPerf 3.12 - TCP - Parallel 20']
     rows = dict((row[0].value, row) for row in ws.iter_rows(min_row=6, max_row=7))
     stock = rows['Debian 12 stock']
-    assert stock[1].value is None and stock[7].value == 0 and stock[8].value == 2
-    assert stock[11].value == 'iperf3 timed out after 40 s'
+    assert stock[1].value is None and stock[7].value == 0 and stock[8].value == 2 and stock[9].value == 0
+    assert stock[12].value == 'iperf3 timed out after 40 s'
 
 
 def test_systems_sheet(merged):
