@@ -115,6 +115,10 @@ notes:
     publishes them itself, for example with C(ansible.builtin.set_stats) of the registered C(perflab_result).
   - The check of O(results_dir) ends the run with exit code 1 (an error that a callback raises is only a
     warning in ansible-core, so the check exits the process). Nothing has run at that point.
+  - A record that cannot be appended (a disk that filled up mid-run) is kept in memory and retried with the next
+    one; what is still unwritten at the end goes to a file of the same name under C($TMPDIR), named in an error.
+    The run then ends with exit code 1 after the recap, so that a job runner does not report success for results
+    that are not where they were asked to be. Callbacks enabled after this one miss that last event.
   - Only top-level C(perflab_result) and C(perflab_system) keys of a task result are read (a module's return,
     or C(ansible.builtin.debug) with C(var=perflab_result)); facts with these names are not, so that a record
     reaches the file once. The same record arriving twice is stored once.
@@ -154,6 +158,8 @@ RESULT_KEY = 'perflab_result'
 RUN_ID_RE = re.compile(r'^[A-Za-z0-9_.-]{1,128}$')
 SYSTEM_KEY = 'perflab_system'
 PLAN_KEY = 'perflab_plan'
+# exit code of a run whose records could not all be written to the results directory
+EXIT_RESULTS_NOT_SAVED = 1  # ansible-playbook's "error"; 2-5 and 99 mean other things
 
 
 def format_duration(seconds):
@@ -250,6 +256,8 @@ class CallbackModule(CallbackBase):
         self._seen = set()
         self._pending = {}          # path -> records not yet durable (a failed write is retried)
         self._written = {}          # path -> records stored by this run (ordered: dicts keep order)
+        self._diverted = 0          # records the results dir refused, saved under $TMPDIR instead
+        self._lost = 0              # records neither could take
         self._checked_dirs = set()
         self._warned = set()
         self._play_serial = 0
@@ -355,6 +363,15 @@ class CallbackModule(CallbackBase):
             self._flush_pending(final=True)
             for path in list(self._written):
                 self._finish_file(path)
+            if self._diverted or self._lost:
+                self._display.error(
+                    'perflab.network.results: %d record(s) are not in the results directory %s (%d saved to %s, '
+                    '%d lost; see above); the run is marked failed so that a job runner notices'
+                    % (self._diverted + self._lost, self.results_dir, self._diverted, tempfile.gettempdir(),
+                       self._lost))
+                # the exit code is decided before this event and a callback cannot change it, so leave;
+                # the recap is printed (the stdout callback gets this event first) and every record is flushed
+                raise SystemExit(EXIT_RESULTS_NOT_SAVED)
 
     # -- records ------------------------------------------------------------------------
     def _collect(self, result):
@@ -430,9 +447,11 @@ class CallbackModule(CallbackBase):
                 fallback = os.path.join(tempfile.gettempdir(), os.path.basename(path))
                 try:
                     store.append_records(fallback, records)
+                    self._diverted += len(records)
                     self._display.error('perflab.network.results: cannot write %s (%s): %d record(s) saved to %s'
                                         % (path, exc, len(records), fallback))
                 except (OSError, IOError) as exc2:
+                    self._lost += len(records)
                     self._display.error('perflab.network.results: cannot write %s (%s) nor %s (%s): %d record(s) lost'
                                         % (path, exc, fallback, exc2, len(records)))
                 self._pending[path] = []

@@ -634,11 +634,13 @@ def test_results_dir_fills_up(lab, tmp_path):
             fallback = tmp_path / 'tmp' / run.jsonl.name
             saved = results_of(read_jsonl_strict(fallback))
             case.lost = run.lost(fallback)
-            case.detail = 'rc %s; %d record(s) in the JSONL, %d saved to $TMPDIR/%s with an error naming it' % (
+            case.detail = 'rc %s; %d record(s) in the JSONL, %d saved to $TMPDIR/%s, errors name it' % (
                 rc, len(stored), len(saved), fallback.name)
             assert stored
             assert contains(out, 'cannot append to %s' % run.jsonl) and contains(out, 'No space left'), out[-3000:]
             assert saved and contains(out, 'record(s) saved to %s' % fallback), out[-3000:]
+            # results not where they were asked to be: the run must not look like a success
+            assert rc == 1 and contains(out, 'the run is marked failed'), (rc, out[-3000:])
             assert set(kind(r['test_id']) for r in stored + saved) == \
                 {'iperf3/tcp_stream', 'netperf/tcp_rr', 'nuttcp/tcp_stream'}
             assert not tool_processes(lab)

@@ -255,6 +255,48 @@ def test_an_unwritable_results_dir_stops_the_run_at_playbook_start(tmp_path):
     assert 'before any test' in callback._display.errors[0]
 
 
+def test_records_the_results_dir_refuses_go_to_tmpdir_and_the_run_fails(tmp_path, monkeypatch):
+    callback = make_callback(tmp_path)
+    display = callback._display
+    start(callback)
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[0]}))
+    real_append = results_callback.store.append_records
+
+    def disk_full(path, records):
+        if path == callback.jsonl_path:
+            raise OSError(28, 'No space left on device')
+        return real_append(path, records)
+
+    monkeypatch.setattr(results_callback.store, 'append_records', disk_full)
+    spare = tmp_path / 'spare'
+    spare.mkdir()
+    monkeypatch.setattr(results_callback.tempfile, 'gettempdir', lambda: str(spare))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[1]}))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[2]}))
+    assert display.warnings == ['perflab.network.results: cannot append to %s ([Errno 28] No space left on device); '
+                                '%d record(s) kept in memory, retried with the next one' % (callback.jsonl_path, count)
+                                for count in (1, 2)]
+    with pytest.raises(SystemExit) as exited:
+        callback.v2_playbook_on_stats(None)
+    assert exited.value.code == results_callback.EXIT_RESULTS_NOT_SAVED == 1
+    fallback = spare / os.path.basename(callback.jsonl_path)
+    assert lines_of(callback.jsonl_path) == [RECORDS[0]]
+    assert lines_of(str(fallback)) == [RECORDS[1], RECORDS[2]]
+    assert display.errors[0] == ('perflab.network.results: cannot write %s ([Errno 28] No space left on device): '
+                                 '2 record(s) saved to %s' % (callback.jsonl_path, fallback))
+    assert display.errors[-1].startswith('perflab.network.results: 2 record(s) are not in the results directory ')
+    assert 'the run is marked failed' in display.errors[-1]
+
+
+def test_a_run_whose_records_are_all_written_does_not_exit(tmp_path):
+    callback = make_callback(tmp_path, workbook=False, summary=False)
+    display = callback._display
+    start(callback)
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[0]}))
+    callback.v2_playbook_on_stats(None)
+    assert display.errors == [] and lines_of(callback.jsonl_path) == [RECORDS[0]]
+
+
 def test_play_variables_choose_the_run_and_the_directory(tmp_path):
     callback = make_callback(tmp_path)
     # extra vars count at playbook start (no default directory gets created first) ...
