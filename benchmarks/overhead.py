@@ -89,7 +89,7 @@ def server_command(tool, port, address, pidfile):
     elif tool == 'netperf':
         argv = ['netserver', '-D', '-p', str(port), '-L', '%s,inet' % address]
     else:
-        argv = ['nuttcp', '-S', '--nofork', '-P%d' % port]
+        argv = ['nuttcp', '-S', '--nofork', '--no3rdparty', '-P%d' % port]
     return 'setsid %s </dev/null >/dev/null 2>&1 & echo $! > %s' % (' '.join(shlex.quote(a) for a in argv), pidfile)
 
 

@@ -334,11 +334,14 @@ def servers_needed(items, pairs):
         for tool in sorted(PORT_BASE):
             count = need.get((pair['name'], tool))
             if count:
+                # netserver forks per test: one serves every process of a pair
+                server = {'tool': tool, 'bind': pair['server_address'], 'port': pair['ports'][tool],
+                          'count': 1 if tool in ('netperf', 'ethr') else count}
                 out.append({'pair': pair['name'], 'client': pair['client'], 'server': pair['server'],
                             'server_address': pair['server_address'], 'client_address': pair['client_address'],
-                            'tool': tool, 'port': pair['ports'][tool],
-                            # netserver forks per test: one serves every process of a pair
-                            'count': 1 if tool in ('netperf', 'ethr') else count})
+                            'tool': tool, 'port': server['port'], 'count': server['count'],
+                            # what bench_server's servers option takes, so a host's servers start in one task
+                            'bench_server': server})
     return out
 
 

@@ -16,6 +16,8 @@ description:
   - Starts O(count) servers of one tool on the ports O(port) .. O(port) + O(count) - 1, each detached
     in its own session (so the whole process group can be stopped later), with a pidfile and a log
     in O(pid_dir).
+  - Or, with O(servers), the servers of several tools in one call (one task for all the servers of a
+    host, because each task costs a round trip and a study starts and stops its servers around every pair).
   - A server is reported started only once its port accepts TCP connections and the listening socket
     belongs to the server's process group; otherwise the module fails naming the port and showing the
     end of the server's log, and stops what this call started.
@@ -24,7 +26,7 @@ description:
     child per test) and verifies that no process of it is left.
   - "Server commands: iperf3 C(iperf3 -s -p PORT [-B BIND] [--idle-timeout N]);
     netperf C(netserver -D -p PORT [-L BIND,inet|inet6]) (C(-D) keeps netserver in the foreground,
-    it daemonizes by default and the pidfile would be wrong); nuttcp C(nuttcp -S --nofork -PPORT)
+    it daemonizes by default and the pidfile would be wrong); nuttcp C(nuttcp -S --nofork --no3rdparty -PPORT)
     (nuttcp 6 servers cannot bind an address, they listen on all); ethr C(ethr -s -port PORT -no [-ip BIND])."
 author:
   - perflab.network contributors (@perflab)
@@ -43,10 +45,34 @@ attributes:
     platforms: posix
 options:
   tool:
-    description: The benchmark tool whose server to manage.
+    description:
+      - The benchmark tool whose server to manage.
+      - Required unless O(servers) is given; mutually exclusive with it.
     type: str
-    required: true
     choices: [iperf3, netperf, nuttcp, ethr]
+  servers:
+    description:
+      - Several groups of servers managed in one call, each as O(tool), O(port), O(count) and O(bind) would
+        give it; O(state), O(pid_dir), O(nofile), O(ready_timeout) apply to all, O(idle_timeout) to the iperf3 ones.
+      - When one fails to start, every server this call started is stopped again.
+    type: list
+    elements: dict
+    suboptions:
+      tool:
+        description: The tool.
+        type: str
+        required: true
+        choices: [iperf3, netperf, nuttcp, ethr]
+      port:
+        description: First (control) port, as O(port).
+        type: int
+      count:
+        description: Number of servers, as O(count).
+        type: int
+        default: 1
+      bind:
+        description: Data address, as O(bind).
+        type: str
   state:
     description:
       - V(started) starts the servers not running yet; V(stopped) stops them; V(status) only reports.
@@ -85,7 +111,9 @@ options:
     type: int
     default: 10
   executable:
-    description: Server executable; default C(iperf3), C(netserver), C(nuttcp) or C(ethr) found on PATH.
+    description:
+      - Server executable; default C(iperf3), C(netserver), C(nuttcp) or C(ethr) found on PATH.
+      - Not with O(servers).
     type: path
 seealso:
   - module: perflab.network.iperf3
@@ -116,6 +144,13 @@ EXAMPLES = r'''
     bind: 10.213.1.11
     nofile: 65536
 
+- name: The servers of a study's pair in one call
+  perflab.network.bench_server:
+    servers:
+      - {tool: iperf3, bind: 10.213.1.11, port: 5201, count: 2}
+      - {tool: netperf, bind: 10.213.1.11, port: 12865}
+      - {tool: nuttcp, bind: 10.213.1.11, port: 5000}
+
 - name: Stop every iperf3 server this module started on the host
   perflab.network.bench_server:
     tool: iperf3
@@ -124,13 +159,13 @@ EXAMPLES = r'''
 
 RETURN = r'''
 servers:
-  description: The servers concerned, one per port.
+  description: The servers concerned, one per port (with O(servers), in the order of its groups).
   returned: always
   type: list
   elements: dict
   contains:
     tool:
-      description: The tool (O(tool)).
+      description: The tool (O(tool), or the group's).
       type: str
       sample: iperf3
     port:
@@ -147,8 +182,9 @@ servers:
       sample: 10.213.1.11
     state:
       description:
-        - C(started) (by this call), C(running) (already), C(stopped) (by this call), C(absent) (not running),
-          or, in check mode, C(would start) / C(would stop).
+        - C(started) (by this call), C(running) (already), C(stopped) (by this call, also when a failed start
+          stopped again what the call had started), C(absent) (not running), or, in check mode, C(would start) /
+          C(would stop).
       type: str
       sample: started
     command:
@@ -187,7 +223,13 @@ LOG_TAIL_CHARS = 600
 
 def argument_spec():
     return dict(
-        tool=dict(type='str', required=True, choices=sorted(TOOLS)),
+        tool=dict(type='str', choices=sorted(TOOLS)),
+        servers=dict(type='list', elements='dict', options=dict(
+            tool=dict(type='str', required=True, choices=sorted(TOOLS)),
+            port=dict(type='int'),
+            count=dict(type='int', default=1),
+            bind=dict(type='str'),
+        )),
         state=dict(type='str', default='started', choices=['started', 'stopped', 'status']),
         bind=dict(type='str'),
         port=dict(type='int'),
@@ -200,8 +242,42 @@ def argument_spec():
     )
 
 
+ARGUMENT_RULES = dict(
+    required_one_of=[('tool', 'servers')],
+    mutually_exclusive=[('tool', 'servers'), ('executable', 'servers')],
+)
+
+
 def _is_ipv6(address):
     return ipaddress.ip_address(address).version == 6
+
+
+def groups_of(params):
+    """The groups of servers a call manages: O(servers), or the one O(tool) names.
+
+    Each is a dict like the module's own parameters (tool, port, count, bind, idle_timeout, ...).
+    """
+    if params.get('servers') is None:
+        return [dict(params)]
+    groups = []
+    for server in params['servers']:
+        group = dict(params, servers=None, **server)
+        if group['tool'] != 'iperf3':
+            group['idle_timeout'] = None   # applies to the iperf3 groups only
+        groups.append(group)
+    return groups
+
+
+def call_errors(params):
+    """Every problem of the call's parameters, each group's prefixed with servers[i] when O(servers) is used."""
+    if params.get('servers') is None:
+        return param_errors(params)
+    if not params['servers']:
+        return ['servers must name at least one group of servers']
+    errors = []
+    for index, group in enumerate(groups_of(params)):
+        errors += ['servers[%d]: %s' % (index, error) for error in param_errors(group)]
+    return errors
 
 
 def param_errors(params):
@@ -239,7 +315,8 @@ def server_command(tool, executable, port, bind=None, idle_timeout=None):
             argv += ['-L', '%s,%s' % (bind, 'inet6' if _is_ipv6(bind) else 'inet')]
     elif tool == 'nuttcp':
         # -S alone forks into the background; --nofork keeps the pid. No bind option in nuttcp 6.
-        argv = [executable, '-S', '--nofork', '-P%d' % port]
+        # --no3rdparty: else any client can make the server send a stream to a third address
+        argv = [executable, '-S', '--nofork', '--no3rdparty', '-P%d' % port]
         if bind and _is_ipv6(bind):
             argv.append('-6')
     elif tool == 'ethr':
@@ -367,83 +444,95 @@ def _remove(path):
 
 
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True, **ARGUMENT_RULES)
     params = module.params
-    errors = param_errors(params)
+    errors = call_errors(params)
     if errors:
         module.fail_json(msg='; '.join(errors))
-    tool, state, bind = params['tool'], params['state'], params.get('bind')
-    executable = process.which(params.get('executable') or TOOLS[tool][0])
-    if not executable:
-        if params.get('executable'):
-            module.fail_json(msg='executable %s is not an executable file' % params['executable'])
-        module.fail_json(msg=process.missing_tool_message(tool))
-    pid_dir = params['pid_dir']
+    groups = groups_of(params)
+    executables = {}
+    for group in groups:   # every tool found before anything starts
+        tool = group['tool']
+        if tool not in executables:
+            executables[tool] = process.which(params.get('executable') or TOOLS[tool][0])
+        if not executables[tool]:
+            if params.get('executable'):
+                module.fail_json(msg='executable %s is not an executable file' % params['executable'])
+            module.fail_json(msg=process.missing_tool_message(tool))
+    pid_dir, state = params['pid_dir'], params['state']
 
     servers = []
     changed = False
-    started_now = []
+    started_now = []   # (tool, pid, port) of this call, stopped again when a later one fails
 
-    def entry(port, pid, server_state, argv):
+    def entry(tool, bind, port, pid, server_state, argv):
         pidfile, log = paths(pid_dir, tool, port)
         return {'tool': tool, 'port': port, 'pid': pid, 'bind': bind, 'state': server_state,
                 'command': argv, 'pidfile': pidfile, 'log': log}
 
     def rollback_and_fail(msg):
-        for pid, port in started_now:
+        for tool, pid, port in started_now:
             stop_server(pid, port)
             _remove(paths(pid_dir, tool, port)[0])
+        for server in servers:
+            if server['state'] == 'started':
+                server['state'] = 'stopped'   # rolled back
         module.fail_json(msg=msg, servers=servers, changed=False)
 
-    for port in ports_of(params, pid_dir):
-        pidfile, log = paths(pid_dir, tool, port)
-        argv = server_command(tool, executable, port, bind, params.get('idle_timeout'))
-        pid = read_pidfile(pidfile)
-        running = is_our_server(pid, executable, port)
+    for group in groups:
+        tool, bind = group['tool'], group.get('bind')
+        executable = executables[tool]
+        for port in ports_of(group, pid_dir):
+            pidfile, log = paths(pid_dir, tool, port)
+            argv = server_command(tool, executable, port, bind, group.get('idle_timeout'))
+            pid = read_pidfile(pidfile)
+            running = is_our_server(pid, executable, port)
 
-        if state == 'status':
-            servers.append(entry(port, pid if running else None, 'running' if running else 'absent', argv))
-            continue
-
-        if state == 'stopped':
-            if not running:
-                if pid is not None and not module.check_mode:
-                    _remove(pidfile)  # stale
-                servers.append(entry(port, None, 'absent', argv))
+            if state == 'status':
+                servers.append(entry(tool, bind, port, pid if running else None, 'running' if running else 'absent',
+                                     argv))
                 continue
+
+            if state == 'stopped':
+                if not running:
+                    if pid is not None and not module.check_mode:
+                        _remove(pidfile)  # stale
+                    servers.append(entry(tool, bind, port, None, 'absent', argv))
+                    continue
+                changed = True
+                if module.check_mode:
+                    servers.append(entry(tool, bind, port, pid, 'would stop', argv))
+                    continue
+                problem = stop_server(pid, port)
+                if problem:
+                    module.fail_json(msg=problem, servers=servers, changed=True)
+                _remove(pidfile)
+                servers.append(entry(tool, bind, port, pid, 'stopped', argv))
+                continue
+
+            # started
+            if running:
+                servers.append(entry(tool, bind, port, pid, 'running', argv))
+                continue
+            conflicts = conflicting_listeners(port, listen_address(tool, bind))
+            if conflicts:
+                rollback_and_fail('port %d is already in use by another process (%s): not a server of %s started '
+                                  'by this module (no live pidfile %s)'
+                                  % (port, describe_listeners(conflicts), tool, pidfile))
             changed = True
             if module.check_mode:
-                servers.append(entry(port, pid, 'would stop', argv))
+                servers.append(entry(tool, bind, port, None, 'would start', argv))
                 continue
-            problem = stop_server(pid, port)
+            if not os.path.isdir(pid_dir):
+                os.makedirs(pid_dir, 0o755)
+            pid = process.spawn_detached(argv, log, nofile=params.get('nofile'))
+            with open(pidfile, 'w') as handle:
+                handle.write('%d\n' % pid)
+            started_now.append((tool, pid, port))
+            problem = wait_ready(pid, port, bind, log, params['ready_timeout'])
             if problem:
-                module.fail_json(msg=problem, servers=servers, changed=True)
-            _remove(pidfile)
-            servers.append(entry(port, pid, 'stopped', argv))
-            continue
-
-        # started
-        if running:
-            servers.append(entry(port, pid, 'running', argv))
-            continue
-        conflicts = conflicting_listeners(port, listen_address(tool, bind))
-        if conflicts:
-            rollback_and_fail('port %d is already in use by another process (%s): not a server of %s started by '
-                              'this module (no live pidfile %s)' % (port, describe_listeners(conflicts), tool, pidfile))
-        changed = True
-        if module.check_mode:
-            servers.append(entry(port, None, 'would start', argv))
-            continue
-        if not os.path.isdir(pid_dir):
-            os.makedirs(pid_dir, 0o755)
-        pid = process.spawn_detached(argv, log, nofile=params.get('nofile'))
-        with open(pidfile, 'w') as handle:
-            handle.write('%d\n' % pid)
-        started_now.append((pid, port))
-        problem = wait_ready(pid, port, bind, log, params['ready_timeout'])
-        if problem:
-            rollback_and_fail(problem)
-        servers.append(entry(port, pid, 'started', argv))
+                rollback_and_fail(problem)
+            servers.append(entry(tool, bind, port, pid, 'started', argv))
 
     module.exit_json(changed=changed, servers=servers)
 

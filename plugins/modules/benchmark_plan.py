@@ -142,7 +142,11 @@ runs:
        server_address: 10.213.1.11, client_address: 10.213.1.12, client_interface: data0, port: 5201,
        config: Debian 12 stock, optional: false}
 servers:
-  description: Servers to start per pair, C({pair, client, server, server_address, client_address, tool, port, count}).
+  description:
+    - Servers to start per pair, C({pair, client, server, server_address, client_address, tool, port, count,
+      bench_server}).
+    - C(bench_server) is the group as M(perflab.network.bench_server)'s O(perflab.network.bench_server#module:servers)
+      takes it, C({tool, bind, port, count}).
   returned: success
   type: list
   elements: dict

@@ -542,6 +542,29 @@ def test_security_firewall_open_then_remove(lab, benchmark_run, tmp_path):
             case.detail = 'nothing filters inbound on lab1: role added nothing; ruleset equal to before'
 
 
+def test_security_nuttcp_server_refuses_third_party(lab, benchmark_run, tmp_path):
+    # a nuttcp server runs "3rd party" tests by default: any client could make it send a stream to
+    # an address of the client's choice (lab2 asks lab1's server to send to lab3 here)
+    with battery.case('security', 'nuttcp server refuses third-party streams') as case:
+        server = {'tool': 'nuttcp', 'port': 5090, 'bind': '10.242.1.11'}
+        playbook = _write_yaml(tmp_path / 'nuttcp3rd.yml', [{
+            'name': 'A nuttcp server as the benchmark role starts it', 'hosts': 'lab1', 'gather_facts': False,
+            'tasks': [{'name': 'Start', 'perflab.network.bench_server': dict(server, state='started')}]}])
+        res = run_playbook(str(playbook), lab.inventory)
+        try:
+            assert res.rc == 0, res.stdout[-3000:]
+            asked = lab.ssh('lab2', ['timeout', '20', 'nuttcp', '-T2', '-P5090', '10.242.1.11', '10.242.1.13'])
+            said = (asked.stdout + asked.stderr).strip()
+            case.detail = 'lab2 asks lab1 to send to lab3: "%s"' % ' / '.join(said.splitlines())[:80]
+            assert "server doesn't allow 3rd party nuttcp" in said, said
+            assert asked.returncode != 0
+        finally:
+            stop = _write_yaml(tmp_path / 'nuttcp3rd-stop.yml', [{
+                'name': 'Stop it', 'hosts': 'lab1', 'gather_facts': False,
+                'tasks': [{'name': 'Stop', 'perflab.network.bench_server': dict(server, state='stopped')}]}])
+            assert run_playbook(str(stop), lab.inventory).rc == 0
+
+
 # ---------------------------------------------------------------------------
 # static: no input reaches a shell unquoted
 PY_SHELL_CALLS = {'system', 'popen', 'getoutput', 'getstatusoutput', 'spawnl', 'spawnlp', 'execl', 'execlp'}

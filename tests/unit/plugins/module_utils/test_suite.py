@@ -161,6 +161,9 @@ def test_servers_needed_and_expected_duration():
     assert [(x['pair'], x['tool'], x['port']) for x in servers if x['pair'] == 'lab3->lab1'] == [
         ('lab3->lab1', 'ethr', 8912), ('lab3->lab1', 'iperf3', 5225), ('lab3->lab1', 'netperf', 12889),
         ('lab3->lab1', 'nuttcp', 5024)]
+    for server in servers:
+        assert server['bench_server'] == {'tool': server['tool'], 'bind': server['server_address'],
+                                          'port': server['port'], 'count': server['count']}
     per_pair = sum(t['duration'] + s.TEST_OVERHEAD_S for t in tests)
     assert s.expected_duration(items) == per_pair
     assert s.expected_duration(items, parallel_pairs=False) == 2 * per_pair

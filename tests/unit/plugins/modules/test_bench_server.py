@@ -104,8 +104,8 @@ def cleanup():
     ('netperf', None, None, ['/x/netserver', '-D', '-p', '5201']),
     ('netperf', '10.201.1.11', None, ['/x/netserver', '-D', '-p', '5201', '-L', '10.201.1.11,inet']),
     ('netperf', 'fd00::11', None, ['/x/netserver', '-D', '-p', '5201', '-L', 'fd00::11,inet6']),
-    ('nuttcp', '10.201.1.11', None, ['/x/nuttcp', '-S', '--nofork', '-P5201']),
-    ('nuttcp', 'fd00::11', None, ['/x/nuttcp', '-S', '--nofork', '-P5201', '-6']),
+    ('nuttcp', '10.201.1.11', None, ['/x/nuttcp', '-S', '--nofork', '--no3rdparty', '-P5201']),
+    ('nuttcp', 'fd00::11', None, ['/x/nuttcp', '-S', '--nofork', '--no3rdparty', '-P5201', '-6']),
     ('ethr', None, None, ['/x/ethr', '-s', '-port', '5201', '-no']),
     ('ethr', '10.201.1.11', None, ['/x/ethr', '-s', '-port', '5201', '-no', '-ip', '10.201.1.11']),
 ])
@@ -123,6 +123,14 @@ def test_server_command(tool, bind, idle, argv):
     ({'tool': 'iperf3', 'bind': 'lab2; reboot'}, "bind must be an IP address, got 'lab2; reboot'"),
     ({'tool': 'ethr', 'nofile': 10}, 'nofile must be between 1024 and 1048576, got 10'),
     ({'tool': 'tcpdump'}, 'value of tool must be one of: ethr, iperf3, netperf, nuttcp, got: tcpdump'),
+    ({}, 'one of the following is required: tool, servers'),
+    ({'tool': 'iperf3', 'servers': [{'tool': 'iperf3'}]}, 'parameters are mutually exclusive: tool|servers'),
+    ({'servers': [{'tool': 'iperf3'}], 'executable': '/bin/true'},
+     'parameters are mutually exclusive: executable|servers'),
+    ({'servers': []}, 'servers must name at least one group of servers'),
+    ({'servers': [{'tool': 'iperf3'}, {'tool': 'nuttcp', 'count': 0, 'bind': 'x;y'}]},
+     "servers[1]: count must be between 1 and 64, got 0; servers[1]: bind must be an IP address, got 'x;y'"),
+    ({'servers': [{'tool': 'nc'}]}, 'value of tool must be one of: ethr, iperf3, netperf, nuttcp, got: nc found in servers'),
 ])
 def test_bad_input(capsys, tmp_path, args, msg):
     result = run_module(dict(args, pid_dir=str(tmp_path / 'pids')), capsys)
@@ -184,6 +192,78 @@ def test_start_idempotent_status_stop(capsys, tmp_path, fake_tool, cleanup):
                              'executable': fake_tool}, capsys)
     assert stop_again['changed'] is False
     assert [s['state'] for s in stop_again['servers']] == ['absent']
+
+
+@pytest.fixture
+def fake_tools_on_path(tmp_path, monkeypatch):
+    """Stand-ins named iperf3, netserver and nuttcp first on PATH (servers takes no executable)."""
+    bindir = tmp_path / 'toolbin'
+    bindir.mkdir()
+    for name in ('iperf3', 'netserver', 'nuttcp'):
+        path = bindir / name
+        path.write_text(FAKE_SERVER % sys.executable)
+        path.chmod(0o755)
+    monkeypatch.setenv('PATH', '%s%s%s' % (bindir, os.pathsep, os.environ.get('PATH', '')))
+    return str(bindir)
+
+
+def test_servers_of_several_tools_in_one_call(capsys, tmp_path, fake_tools_on_path, cleanup):
+    pid_dir = str(tmp_path / 'pids')
+    port = free_ports(4)
+    groups = [{'tool': 'iperf3', 'bind': '127.0.0.1', 'port': port, 'count': 2},
+              {'tool': 'netperf', 'bind': '127.0.0.1', 'port': port + 2},
+              {'tool': 'nuttcp', 'bind': '127.0.0.1', 'port': port + 3}]
+    args = {'servers': groups, 'pid_dir': pid_dir, 'idle_timeout': 30}
+    result = run_module(args, capsys)
+    cleanup.extend(server['pid'] for server in result['servers'] if server['pid'])
+    assert result['changed'] is True
+    tool_path = os.path.join(fake_tools_on_path, '%s')
+    assert [(s['tool'], s['port'], s['state'], s['command']) for s in result['servers']] == [
+        ('iperf3', port, 'started', [tool_path % 'iperf3', '-s', '-p', str(port), '-B', '127.0.0.1',
+                                     '--idle-timeout', '30']),
+        ('iperf3', port + 1, 'started', [tool_path % 'iperf3', '-s', '-p', str(port + 1), '-B', '127.0.0.1',
+                                         '--idle-timeout', '30']),
+        ('netperf', port + 2, 'started', [tool_path % 'netserver', '-D', '-p', str(port + 2), '-L', '127.0.0.1,inet']),
+        ('nuttcp', port + 3, 'started', [tool_path % 'nuttcp', '-S', '--nofork', '--no3rdparty', '-P%d' % (port + 3)]),
+    ]
+    for server in result['servers']:
+        assert process.port_accepts('127.0.0.1', server['port'])
+        assert os.path.basename(server['pidfile']) == '%s-%d.pid' % (server['tool'], server['port'])
+
+    again = run_module(args, capsys)
+    assert again['changed'] is False
+    assert [s['state'] for s in again['servers']] == ['running'] * 4
+
+    stop = run_module({'servers': groups, 'state': 'stopped', 'pid_dir': pid_dir}, capsys)
+    assert stop['changed'] is True
+    assert [(s['tool'], s['state']) for s in stop['servers']] == [
+        ('iperf3', 'stopped'), ('iperf3', 'stopped'), ('netperf', 'stopped'), ('nuttcp', 'stopped')]
+    for server in result['servers']:
+        assert process.group_members(server['pid']) == []
+        assert not os.path.exists(server['pidfile'])
+    assert not [name for name in os.listdir(pid_dir) if name.endswith('.pid')]
+
+
+def test_servers_roll_back_every_group_when_one_cannot_start(capsys, tmp_path, fake_tools_on_path):
+    pid_dir = str(tmp_path / 'pids')
+    port = free_ports(3)
+    squatter = socket.socket()
+    squatter.bind(('127.0.0.1', port + 2))
+    squatter.listen(1)
+    try:
+        result = run_module({'servers': [{'tool': 'iperf3', 'bind': '127.0.0.1', 'port': port, 'count': 2},
+                                         {'tool': 'nuttcp', 'bind': '127.0.0.1', 'port': port + 2}],
+                             'pid_dir': pid_dir}, capsys)
+    finally:
+        squatter.close()
+    assert result['failed'] is True and result['changed'] is False
+    assert result['msg'].startswith('port %d is already in use by another process' % (port + 2))
+    started = result['servers']
+    assert [(s['tool'], s['port'], s['state']) for s in started] == [('iperf3', port, 'stopped'),
+                                                                     ('iperf3', port + 1, 'stopped')]
+    for server in started:   # the groups before the failing one were stopped again
+        assert process.group_members(server['pid']) == []
+        assert not os.path.exists(server['pidfile'])
 
 
 def test_port_in_use_by_someone_else(capsys, tmp_path, fake_tool):
