@@ -118,7 +118,7 @@ def test_test_sheets_title_units_statistics_and_bar_chart(merged):
     assert ws['A1'].value == 'iPerf 3.12 - TCP - Parallel: 5'
     assert ws['A2'].value == 'Mbit/s, higher is better'
     assert [cell.value for cell in ws[5]][:10] == ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max',
-                                                  'Runs', 'Failed', 'Skipped']
+                                                   'Runs', 'Failed', 'Skipped']
     assert ws.freeze_panes == 'B6'
     for number, config in ((6, 'Debian 12 stock'), (7, 'Debian 12 tuned')):
         values = ok_values(records, test.test_id, config)
