@@ -34,13 +34,13 @@ lab: bootstrap
 	echo "make lab: finished in $$(( $$(date +%s) - start )) s, exit $$rc; results in ./results/"; exit $$rc
 
 lab-up:
-	$(ANSIBLE_PLAYBOOK) playbooks/lab_up.yml $(LAB_VARS)
+	$(ANSIBLE_PLAYBOOK) -i inventories/controller.yml playbooks/lab_up.yml $(LAB_VARS)
 
 lab-main:
 	$(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) $(MAIN_PLAYBOOK) $(MAIN_VARS)
 
 lab-down:
-	$(ANSIBLE_PLAYBOOK) playbooks/lab_down.yml $(LAB_VARS)
+	$(ANSIBLE_PLAYBOOK) -i inventories/controller.yml playbooks/lab_down.yml $(LAB_VARS)
 
 test: bootstrap
 	@start=$$(date +%s); \

@@ -78,7 +78,16 @@ METRICS_COLUMNS = ('test_id', 'test', 'configuration', 'metric', 'unit', 'better
 
 
 def better_word(higher_is_better):
+    if higher_is_better is None:
+        return 'no successful run'
     return 'higher is better' if higher_is_better else 'lower is better'
+
+
+def direction(higher_is_better):
+    """The Better column: 'higher', 'lower', or None when no record said (every run skipped or failed)."""
+    if higher_is_better is None:
+        return None
+    return 'higher' if higher_is_better else 'lower'
 
 
 def _number(value):
@@ -185,7 +194,8 @@ class _Test(object):
 
     @property
     def higher_is_better(self):
-        return self.better.get(self.primary, True)
+        """True or False as the records say, None when no record had the primary metric."""
+        return self.better.get(self.primary)
 
 
 def _version_key(version):
@@ -457,7 +467,7 @@ class Report(object):
         rows = []
         for test in self.tests:
             row = [test.title, test.test_id, test.metric, test.unit,
-                   'higher' if test.higher_is_better else 'lower']
+                   direction(test.higher_is_better)]
             for column in test.columns:
                 if column.mean is not None:
                     row.append(column.mean)
@@ -508,7 +518,7 @@ class Report(object):
                 summary = column.summary
                 rows.append([
                     test.test_id, test.title, column.label, test.metric, test.unit,
-                    'higher' if test.higher_is_better else 'lower',
+                    direction(test.higher_is_better),
                     column.runs, column.failed, column.skipped,
                     summary['mean'], summary['median'], summary['stdev'], summary['cv_percent'],
                     summary['min'], summary['max'], column.change_percent, column.p_value,

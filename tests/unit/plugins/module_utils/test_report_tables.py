@@ -281,3 +281,18 @@ def test_csv_and_json_exports_hold_the_same_tables(report, tmp_path):
     assert document['tables']['tests']['columns'] == list(tables.TESTS_COLUMNS)
     with pytest.raises(ValueError):
         exports.write_exports(report, stem, formats=['xml'])
+
+
+def test_a_test_without_any_successful_run_claims_no_direction():
+    # the ethr latency test of `make lab` without ethr: skipped in both configurations, no metric known,
+    # so neither "higher" nor "lower" is better (a guess would be wrong for a latency)
+    records = [r for r in results_of(STOCK, TUNED) if r['test_id'] == 'netperf/TCP_RR']
+    skipped = [dict(r, test_id='ethr/latency', status='skipped', metrics={}, primary=None,
+                    error='ethr is not installed') for r in records]
+    report = tables.Report(store.RecordList(records + skipped))
+    rows = dict((row[1], row) for row in report.summary_rows())
+    assert rows['ethr/latency'][2:7] == ['', '', None, 'skipped', 'skipped']
+    assert rows['netperf/TCP_RR'][4] == 'higher'
+    test = [t for t in report.tests if t.test_id == 'ethr/latency'][0]
+    assert test.higher_is_better is None and test.units_line == 'value, no successful run'
+    assert 'Debian 12 stock ... SKIPPED' in text.render(report)
