@@ -73,9 +73,7 @@ def main():
     servers = []
     results = []
     try:
-        log('lab up: %.1f s' % lab.up())
-        if not args.tools_installed:
-            log('tools installed once: %.1f s' % lab.install_tools())
+        labbench.set_up(lab, args.tools_installed)
         hosts = lab.hostvars()
         server, client = hosts['lab1']['perflab_data_address'], hosts['lab2']['perflab_data_address']
         for tool, _test, port in cases:

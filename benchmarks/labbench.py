@@ -130,8 +130,10 @@ class Lab(object):
             raise RuntimeError('%s failed (rc %d), log %s:\n%s' % (what, rc, path, tail))
         return elapsed
 
-    def up(self):
-        return self._checked('lab %s up' % self.name, 'playbooks/lab_up.yml', self.extra_vars, inventory=False)
+    def up(self, **lab_vars):
+        """Bring the lab up; ``lab_vars`` are more lab role variables (lab_shaper=..., lab_offloads=...)."""
+        return self._checked('lab %s up' % self.name, 'playbooks/lab_up.yml', dict(self.extra_vars, **lab_vars),
+                             inventory=False)
 
     def down(self):
         rc, elapsed, path = self.playbook('playbooks/lab_down.yml', self.extra_vars, inventory=False)
@@ -199,6 +201,13 @@ def stop_servers(lab, host, servers):
             lab.module(host, 'perflab.network.bench_server', dict(server, state='stopped'))
         except (RuntimeError, subprocess.SubprocessError) as exc:
             log('WARNING: stopping %s: %s' % (server, exc))
+
+
+def set_up(lab, tools_installed, **lab_vars):
+    """The start of every script: the lab up, the tools installed unless they are already."""
+    log('lab up: %.1f s' % lab.up(**lab_vars))
+    if not tools_installed:
+        log('tools installed once: %.1f s' % lab.install_tools())
 
 
 def tear_down(lab, servers, keep_lab):

@@ -69,15 +69,7 @@ def main():
     rows = []
     servers = []
     try:
-        extra = lab.extra_vars
-        extra['lab_shaper'] = args.shaper
-        extra['lab_offloads'] = args.offloads
-        rc, elapsed, path = lab.playbook('playbooks/lab_up.yml', extra, inventory=False)
-        if rc != 0:
-            raise RuntimeError('lab up failed, see %s' % path)
-        log('lab up: %.1f s' % elapsed)
-        if not args.tools_installed:
-            log('tools installed once: %.1f s' % lab.install_tools())
+        labbench.set_up(lab, args.tools_installed, lab_shaper=args.shaper, lab_offloads=args.offloads)
         hosts = lab.hostvars()
         server, client = hosts['lab1']['perflab_data_address'], hosts['lab2']['perflab_data_address']
         servers = [{'tool': tool, 'port': port, 'bind': server} for tool, port in TOOLS]

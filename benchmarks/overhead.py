@@ -184,9 +184,7 @@ def main():
     rows = []
     profiles = []
     try:
-        log('lab up: %.1f s' % lab.up())
-        if not args.tools_installed:
-            log('tools installed once: %.1f s' % lab.install_tools())
+        labbench.set_up(lab, args.tools_installed)
         env = {}
         if args.profile:
             env['ANSIBLE_CALLBACKS_ENABLED'] = 'perflab.network.results,ansible.posix.profile_tasks'

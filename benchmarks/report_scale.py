@@ -134,6 +134,18 @@ def child_report(source, workdir):
             'truncated': result['truncated'], 'bytes': os.path.getsize(os.path.join(workdir, 'report.xlsx'))}
 
 
+def summary_test_and_system_sheets(report):
+    """The cells of the baselines' first sheets, as ``[(name, rows)]``: both dumps write the same ones."""
+    from ansible_collections.perflab.network.plugins.module_utils.report import tables
+    sheets = [('Summary', [report.summary_columns()] + report.summary_rows())]
+    test_rows = report.tests_rows()
+    for number, test in enumerate(report.tests):
+        sheets.append(('T%d' % number, [[test.title], [test.units_line], [], list(tables.TESTS_COLUMNS)]
+                       + [row for row in test_rows if row[0] == test.test_id]))
+    sheets.append(('Systems', [report.systems_columns()] + report.systems_rows()))
+    return sheets
+
+
 def child_stream(source, workdir):
     """The bare dump with Intervals and Raw streamed from the file: its peak memory is the baseline."""
     from openpyxl import Workbook
@@ -142,12 +154,7 @@ def child_stream(source, workdir):
     start, cpu = time.perf_counter(), cpu_seconds()
     report = tables.Report(store.ResultFiles([source]))
     workbook = Workbook(write_only=True)
-    sheets = [('Summary', [report.summary_columns()] + report.summary_rows())]
-    test_rows = report.tests_rows()
-    for number, test in enumerate(report.tests):
-        sheets.append(('T%d' % number, [[test.title], [test.units_line], [], list(tables.TESTS_COLUMNS)]
-                       + [row for row in test_rows if row[0] == test.test_id]))
-    sheets.append(('Systems', [report.systems_columns()] + report.systems_rows()))
+    sheets = summary_test_and_system_sheets(report)
     intervals = (row for _record, _source, rows in report.iter_interval_groups() for row in rows)
     sheets.append(('Intervals', itertools.chain([report.interval_columns()], intervals)))
     sheets.append(('Raw', itertools.chain([report.raw_columns()], report.iter_raw_rows())))
@@ -166,12 +173,7 @@ def child_bare(source, workdir):
     from ansible_collections.perflab.network.plugins.module_utils.report import store, tables
     from ansible_collections.perflab.network.plugins.module_utils.report.tables import MAX_SHEET_ROWS
     report = tables.Report(store.ResultFiles([source]))
-    sheets = [('Summary', [report.summary_columns()] + report.summary_rows())]
-    test_rows = report.tests_rows()
-    for number, test in enumerate(report.tests):
-        sheets.append(('T%d' % number, [[test.title], [test.units_line], [], list(tables.TESTS_COLUMNS)]
-                       + [row for row in test_rows if row[0] == test.test_id]))
-    sheets.append(('Systems', [report.systems_columns()] + report.systems_rows()))
+    sheets = summary_test_and_system_sheets(report)
     intervals = [report.interval_columns()]
     for _record, _source, rows in report.iter_interval_groups():
         intervals.extend(rows)
