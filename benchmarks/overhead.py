@@ -59,7 +59,7 @@ def read_records(results_dir):
         with open(path) as handle:
             for line in handle:
                 record = json.loads(line)
-                if record.get('schema') == 'perflab.result/1':
+                if record.get('schema') == 'perflab.result/2':
                     records.append(record)
     return records
 

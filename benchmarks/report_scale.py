@@ -4,7 +4,7 @@
 """How the report builder scales: 1k / 10k / 100k synthetic result records.
 
 For each size it writes a synthetic result file (records shaped like
-``perflab.result/1``: 4 metrics, per-second intervals, a NIC sample set on
+``perflab.result/2``: 4 metrics, per-second intervals, a NIC sample set on
 every 10th record, a bounded ``raw``), then measures, each in a fresh
 process so that peak memory (ru_maxrss) is that run's own:
 
@@ -84,7 +84,7 @@ def generate(count, path, intervals=10, raw_bytes=1024, seed=7):
             value = rng.gauss(1000.0 + 100 * (index % len(CONFIGS)), 20.0)
             failed = index % 97 == 0
             record = {
-                'schema': 'perflab.result/1', 'run_id': 'bench', 'config': config, 'suite': 'scale',
+                'schema': 'perflab.result/2', 'run_id': 'bench', 'config': config, 'suite': 'scale',
                 'test_id': test_id, 'repetition': repetition,
                 'started_at': '2026-11-29T18:40:00.000Z', 'ended_at': '2026-11-29T18:40:10.000Z',
                 'tool': tool, 'tool_version': '1.0', 'test': test, 'protocol': protocol,

@@ -252,29 +252,3 @@ def parse_result(test, stdout, rc=0, gap_s=1.0):
 def help_has_flag(help_text, flag):
     """True when ``ethr -h`` documents ``-<flag>`` (e.g. "dp", "1", "w")."""
     return re.search(r'^\s*-%s(\s|$)' % re.escape(flag), help_text or '', re.MULTILINE) is not None
-
-
-def combine_metrics(metrics_list):
-    """Record metrics of several ethr clients run at once: rates add up."""
-    combined = {}
-    for name in ('throughput_mbps', 'packets_per_s', 'connections_per_s'):
-        present = [metrics[name] for metrics in metrics_list if name in metrics]
-        if present:
-            combined[name] = sum(present)
-    return combined
-
-
-def combine_intervals(intervals_list):
-    """Sum the samples of several clients that end at the same second."""
-    by_t = {}
-    for intervals in intervals_list:
-        for sample in intervals:
-            entry = by_t.setdefault(sample['t'], {'t': sample['t'], 'count': 0})
-            entry['count'] += 1
-            for key, value in sample.items():
-                if key != 't':
-                    entry[key] = entry.get(key, 0.0) + value
-    wanted = len([intervals for intervals in intervals_list if intervals])
-    # only seconds every client reported: a partial sum would look like a drop
-    return [dict((k, v) for k, v in by_t[t].items() if k != 'count')
-            for t in sorted(by_t) if by_t[t]['count'] == wanted]

@@ -356,64 +356,10 @@ def parse_result(test, stdout, stderr='', rc=0, selectors=None):
     return result
 
 
-def combine_metrics(test, metrics_list, values_list=None):
-    """The record metrics of several netperf processes run at once.
-
-    Rates and counters add up. CPU utilization is system-wide (each process
-    measures the whole host): the mean. The latency mean is weighted by each
-    process' transactions; min/max are the extremes; p50/p90/p99 and stddev
-    cannot be combined exactly: the largest (an upper bound). UDP_STREAM loss is
-    recomputed from the byte counters of all processes.
-    """
-    metrics_list = [metrics for metrics in metrics_list if metrics]
-    if not metrics_list:
-        return {}
-    combined = {}
-    for name in ('throughput_mbps', 'throughput_sent_mbps', 'throughput_received_mbps',
-                 'transactions_per_s', 'retransmits'):
-        present = [metrics[name] for metrics in metrics_list if name in metrics]
-        if present:
-            combined[name] = sum(present)
-    for name in ('cpu_local_pct', 'cpu_remote_pct'):
-        present = [metrics[name] for metrics in metrics_list if name in metrics]
-        if present:
-            combined[name] = sum(present) / len(present)
-    weighted = [(metrics['latency_us_mean'], metrics.get('transactions_per_s', 0.0))
-                for metrics in metrics_list if 'latency_us_mean' in metrics]
-    if weighted:
-        total = sum(weight for value, weight in weighted)
-        if total > 0:
-            combined['latency_us_mean'] = sum(value * weight for value, weight in weighted) / total
-        else:
-            combined['latency_us_mean'] = sum(value for value, weight in weighted) / len(weighted)
-    for name, pick in (('latency_us_min', min), ('latency_us_max', max), ('latency_us_p50', max),
-                       ('latency_us_p90', max), ('latency_us_p99', max), ('latency_us_stddev', max)):
-        present = [metrics[name] for metrics in metrics_list if name in metrics]
-        if present:
-            combined[name] = pick(present)
-    if test == 'udp_stream' and values_list:
-        sent = [_measured(values.get('LOCAL_BYTES_SENT')) for values in values_list]
-        received = [_measured(values.get('REMOTE_BYTES_RECVD')) for values in values_list]
-        if all(value is not None for value in sent + received) and sum(sent) > 0:
-            combined['lost_percent'] = max(0.0, 100.0 * (1.0 - sum(received) / sum(sent)))
-    return combined
-
-
-def combine_intervals(intervals_list):
-    """Sum the i-th interim samples of several processes (``t`` = the latest of them).
-
-    netperf's interim lines of different processes are not aligned in time:
-    the sum per index is an approximation; the NIC samples are the exact check.
-    """
-    intervals_list = [intervals for intervals in intervals_list if intervals]
-    if not intervals_list:
-        return []
-    combined = []
-    for index in range(min(len(intervals) for intervals in intervals_list)):
-        sample = {'t': max(intervals[index]['t'] for intervals in intervals_list)}
-        for intervals in intervals_list:
-            for key, value in intervals[index].items():
-                if key != 't':
-                    sample[key] = sample.get(key, 0.0) + value
-        combined.append(sample)
-    return combined
+def loss_from_bytes(values_list):
+    """UDP_STREAM loss (percent) of several processes from their byte counters, or None."""
+    sent = [_measured(values.get('LOCAL_BYTES_SENT')) for values in values_list]
+    received = [_measured(values.get('REMOTE_BYTES_RECVD')) for values in values_list]
+    if not values_list or any(value is None for value in sent + received) or sum(sent) <= 0:
+        return None
+    return max(0.0, 100.0 * (1.0 - sum(received) / sum(sent)))

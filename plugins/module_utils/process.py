@@ -24,9 +24,13 @@ import time
 # SIGTERM first, SIGKILL this many seconds later
 KILL_GRACE_S = 2.0
 
+# Where the tools role installs tools that come without a package (its tools_install_dir
+# defaults to this; tests/unit/test_registry.py checks the two agree).
+INSTALL_DIR = '/opt/perflab/bin'
 # Directories searched besides PATH: Ansible runs modules with a minimal PATH
 # on some hosts, and netserver lives in sbin on some distributions.
-EXTRA_BIN_DIRS = ('/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin', '/opt/ethr')
+EXTRA_BIN_DIRS = ('/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin', INSTALL_DIR,
+                  '/opt/ethr')
 
 
 def iso_utc(timestamp=None):

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The one builder of ``perflab.result/1`` records (see docs/result-record.md)."""
+"""The one builder of ``perflab.result/2`` records (see docs/result-record.md)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -15,36 +15,47 @@ import socket
 import time
 
 from ansible_collections.perflab.network.plugins.module_utils.process import iso_utc
-from ansible_collections.perflab.network.plugins.module_utils.nic import interface_mtu
 
-SCHEMA = 'perflab.result/1'
+# /2: one test id grammar for ad-hoc, suite and plan-skipped records (module_utils/tool.py);
+# /1 records are still read (report/store.py) and a resumed /1 run matches by the new ids
+SCHEMA = 'perflab.result/2'
+READABLE_MAJORS = (1, 2)
 RAW_LIMIT = 64 * 1024
 STATUSES = ('ok', 'failed', 'skipped')
 
-# name -> (unit, higher_is_better)
+# name -> (unit, higher_is_better, combine): how the values of several client processes
+# run at once (and their interval samples) combine into one. A tool whose value means
+# something else overrides the rule in its registry file (netperf's CPU is system-wide).
+#   sum: rates and counters add up; mean: the average; max/min: the extreme;
+#   weighted: the mean weighted by each process' transactions_per_s;
+#   loss: recomputed from lost_packets / packets when every process has both, else the mean.
+COMBINE_RULES = ('sum', 'mean', 'max', 'min', 'weighted', 'loss')
 METRICS = {
-    'throughput_mbps': ('Mbit/s', True),
-    'throughput_sent_mbps': ('Mbit/s', True),
-    'throughput_received_mbps': ('Mbit/s', True),
-    'retransmits': ('count', False),
-    'jitter_ms': ('ms', False),
-    'lost_percent': ('%', False),
-    'lost_packets': ('count', False),
-    'packets': ('count', True),
-    'transactions_per_s': ('1/s', True),
-    'latency_us_mean': ('us', False),
-    'latency_us_p50': ('us', False),
-    'latency_us_p90': ('us', False),
-    'latency_us_p99': ('us', False),
-    'latency_us_min': ('us', False),
-    'latency_us_max': ('us', False),
-    'latency_us_stddev': ('us', False),
-    'connections_per_s': ('1/s', True),
-    'packets_per_s': ('1/s', True),
-    'cpu_local_pct': ('%', False),
-    'cpu_remote_pct': ('%', False),
-    'nic_tx_mbps': ('Mbit/s', True),
-    'nic_rx_mbps': ('Mbit/s', True),
+    'throughput_mbps': ('Mbit/s', True, 'sum'),
+    'throughput_sent_mbps': ('Mbit/s', True, 'sum'),
+    'throughput_received_mbps': ('Mbit/s', True, 'sum'),
+    'retransmits': ('count', False, 'sum'),
+    'jitter_ms': ('ms', False, 'mean'),
+    'lost_percent': ('%', False, 'loss'),
+    'lost_packets': ('count', False, 'sum'),
+    'packets': ('count', True, 'sum'),
+    'transactions_per_s': ('1/s', True, 'sum'),
+    'latency_us_mean': ('us', False, 'weighted'),
+    # percentiles and stddev of several processes cannot be combined exactly: the largest (an upper bound)
+    'latency_us_p50': ('us', False, 'max'),
+    'latency_us_p90': ('us', False, 'max'),
+    'latency_us_p99': ('us', False, 'max'),
+    'latency_us_min': ('us', False, 'min'),
+    'latency_us_max': ('us', False, 'max'),
+    'latency_us_stddev': ('us', False, 'max'),
+    'connections_per_s': ('1/s', True, 'sum'),
+    'packets_per_s': ('1/s', True, 'sum'),
+    # a tool's own CPU use adds up over its processes (iperf3, nuttcp); netperf overrides: mean
+    'cpu_local_pct': ('%', False, 'sum'),
+    'cpu_remote_pct': ('%', False, 'sum'),
+    'nic_tx_mbps': ('Mbit/s', True, 'sum'),
+    'nic_rx_mbps': ('Mbit/s', True, 'sum'),
+    'mss_bytes': ('bytes', True, 'min'),
 }
 
 
@@ -56,20 +67,23 @@ def new_run_id(timestamp=None):
     return '%s-%s' % (stamp, binascii.hexlify(os.urandom(2)).decode('ascii'))
 
 
-def _host_side(name, address, interface):
+def _host_side(name, address, interface, mtu=None):
     return {
         'name': name,
         'address': address,
         'interface': interface,
-        'mtu': interface_mtu(interface) if interface else None,
+        'mtu': int(mtu) if mtu is not None else None,
     }
 
 
-def new_record(params, tool, test, protocol, direction, test_id, options=None, tool_version=''):
+def new_record(params, tool, test, protocol, direction, test_id, options=None, tool_version='', client_mtu=None,
+               server_mtu=None):
     """A fresh record with identity / what / where filled from the module's common params.
 
     ``params`` is the module's ``params`` (TEST_COMMON_ARGS keys; missing keys are fine).
-    ``options`` are the module's test options as given (copied).
+    ``options`` are the module's test options as given (copied). No I/O: host facts
+    such as the interfaces' MTU are passed in (the runner reads them on the host that
+    runs the test; a record built on the controller for a skipped test has none).
     """
     params = params or {}
     if protocol not in ('tcp', 'udp'):
@@ -98,9 +112,9 @@ def new_record(params, tool, test, protocol, direction, test_id, options=None, t
         'command': [],
         'commands': [],
         'client': _host_side(params.get('client_name') or socket.gethostname(),
-                             params.get('bind'), params.get('nic_interface')),
+                             params.get('bind'), params.get('nic_interface'), client_mtu),
         'server': _host_side(params.get('server_name') or params.get('server'),
-                             params.get('server'), None),
+                             params.get('server'), None, server_mtu),
         'metrics': {},
         'primary': None,
         'intervals': [],
@@ -214,17 +228,21 @@ def finish_record(record, proc, status, error=None, raw=''):
     return record
 
 
-# Metrics that add up over client processes run at once; the others are averaged
-# (lost_percent is recomputed from the packet counts when every process has them).
-ADDITIVE_METRICS = frozenset([
-    'throughput_mbps', 'throughput_sent_mbps', 'throughput_received_mbps', 'retransmits',
-    'lost_packets', 'packets', 'transactions_per_s', 'connections_per_s', 'packets_per_s',
-    'cpu_local_pct', 'cpu_remote_pct', 'nic_tx_mbps', 'nic_rx_mbps',
-])
+def combine_rule(name, overrides=None):
+    """How metric ``name`` of several processes combines (METRICS, or a tool's override)."""
+    if overrides and name in overrides:
+        return overrides[name]
+    known = METRICS.get(name)
+    return known[2] if known else 'mean'
 
 
-def combine_metrics(metric_maps):
-    """Combine ``{name: value}`` maps of processes run at once: sums, means, recomputed loss."""
+def combine_metrics(metric_maps, overrides=None):
+    """Combine ``{name: value}`` maps of processes run at once, each metric by its rule.
+
+    ``overrides``: a tool's {name: rule} where its value means something else
+    (see METRICS and COMBINE_RULES). Values missing in a process are left out.
+    """
+    metric_maps = [values for values in metric_maps if values]
     combined = {}
     names = []
     for values in metric_maps:
@@ -235,27 +253,46 @@ def combine_metrics(metric_maps):
         present = [values[name] for values in metric_maps if values.get(name) is not None]
         if not present:
             continue
-        if name in ADDITIVE_METRICS:
-            combined[name] = round(sum(present), 6)
-        else:
-            combined[name] = round(sum(present) / len(present), 6)
+        rule = combine_rule(name, overrides)
+        if rule == 'sum':
+            value = sum(present)
+        elif rule == 'max':
+            value = max(present)
+        elif rule == 'min':
+            value = min(present)
+        elif rule == 'weighted':
+            pairs = [(values[name], values.get('transactions_per_s') or 0.0)
+                     for values in metric_maps if values.get(name) is not None]
+            total = sum(weight for _value, weight in pairs)
+            value = (sum(v * w for v, w in pairs) / total) if total > 0 else sum(present) / len(present)
+        else:   # mean, and loss without packet counts
+            value = sum(present) / len(present)
+        combined[name] = round(value, 6)
     lost = [values.get('lost_packets') for values in metric_maps]
     packets = [values.get('packets') for values in metric_maps]
-    if metric_maps and None not in lost and None not in packets and sum(packets) > 0:
+    if 'lost_percent' in combined and combine_rule('lost_percent', overrides) == 'loss' \
+            and None not in lost and None not in packets and sum(packets) > 0:
         combined['lost_percent'] = round(100.0 * sum(lost) / sum(packets), 6)
     return combined
 
 
-def combine_intervals(interval_lists):
-    """Combine per-process interval lists sample by sample (the i-th of each), as combine_metrics does."""
+def combine_intervals(interval_lists, overrides=None):
+    """Combine per-process interval lists sample by sample, each metric by its rule.
+
+    The i-th samples of the processes make the i-th combined sample, as far as
+    every process has one (a partial sum would look like a drop); its ``t`` is
+    the latest of theirs, when the combined sample is complete. The processes'
+    clocks start within milliseconds of each other (they are started at once).
+    """
     interval_lists = [samples for samples in interval_lists if samples]
     if not interval_lists:
         return []
     combined = []
     for index in range(min(len(samples) for samples in interval_lists)):
         row = [samples[index] for samples in interval_lists]
-        values = combine_metrics([dict((k, v) for k, v in sample.items() if k != 't') for sample in row])
-        sample = {'t': row[0].get('t')}
+        values = combine_metrics([dict((k, v) for k, v in sample.items() if k != 't') for sample in row], overrides)
+        times = [sample.get('t') for sample in row if sample.get('t') is not None]
+        sample = {'t': max(times) if times else None}
         sample.update(values)
         combined.append(sample)
     return combined

@@ -16,27 +16,18 @@ import json
 import os
 import re
 
-# the tests each module knows (normalized names; see the modules' `test` option)
-TOOL_TESTS = {
-    'iperf3': ('tcp_stream', 'tcp_maerts', 'tcp_bidir', 'udp_stream'),
-    'netperf': ('tcp_stream', 'tcp_maerts', 'tcp_rr', 'tcp_crr', 'udp_stream', 'udp_rr'),
-    'nuttcp': ('tcp_stream', 'tcp_maerts', 'udp_stream'),
-    'ethr': ('bandwidth', 'connections', 'latency', 'packets', 'http'),
-}
-# tool options a suite may set (passed through to the module)
-TOOL_OPTIONS = {
-    'iperf3': ('bitrate', 'omit', 'window', 'mss', 'zerocopy', 'length', 'congestion', 'connect_timeout'),
-    'netperf': ('request_size', 'response_size', 'message_size', 'local_socket_buffer', 'remote_socket_buffer',
-                'cpu', 'confidence'),
-    'nuttcp': ('bitrate', 'window', 'length'),
-    'ethr': ('protocol', 'reverse', 'buffer_length', 'rate_mbps', 'iterations', 'gap', 'warmup'),
-}
+from ansible_collections.perflab.network.plugins.module_utils import record as records
+from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tool import PORT_STRIDE
+
+# the tests each module knows and the options a suite may set: the tools' registry files
+TOOL_TESTS = dict((name, tuple(tool.tests)) for name, tool in registry.TOOLS.items())
+TOOL_OPTIONS = dict((name, tool.suite_options()) for name, tool in registry.TOOLS.items())
 ENTRY_KEYS = ('tool', 'test', 'parallel', 'processes', 'duration', 'repetitions', 'optional', 'options', 'title')
 SUITE_KEYS = ('name', 'description', 'defaults', 'tests', 'source')
 LIMITS = {'duration': (1, 3600), 'repetitions': (1, 100), 'parallel': (1, 128), 'processes': (1, 12)}
 # per server host, pair k's servers listen on base + PORT_STRIDE * k
-PORT_BASE = {'iperf3': 5201, 'netperf': 12865, 'nuttcp': 5000, 'ethr': 8888}
-PORT_STRIDE = 24
+PORT_BASE = dict((name, tool.default_port) for name, tool in registry.TOOLS.items())
 MAX_PAIRS_PER_SERVER = 8
 # seconds a test costs beyond its duration (connect, warm-up, one SSH round trip)
 TEST_OVERHEAD_S = 2
@@ -122,9 +113,13 @@ def validate_suite(suite, where='suite'):
         if tool not in TOOL_TESTS:
             errors.append('%s: unknown tool %r (allowed: %s)' % (here, tool, ', '.join(sorted(TOOL_TESTS))))
             continue
+        plan_tests = registry.get(tool).plan_tests
         for test in _as_list(entry.get('test')):
             if test not in TOOL_TESTS[tool]:
                 errors.append('%s: unknown %s test %r (allowed: %s)' % (here, tool, test, ', '.join(TOOL_TESTS[tool])))
+            elif plan_tests is not None and test not in plan_tests:
+                errors.append('%s: %s %s cannot run from a suite: the benchmark role starts no server for it '
+                              '(suites can run: %s)' % (here, tool, test, ', '.join(plan_tests)))
         for p in _as_list(entry.get('parallel', 1)):
             _check_int(errors, here, 'parallel', p)
         for field in ('processes', 'duration', 'repetitions'):
@@ -134,24 +129,23 @@ def validate_suite(suite, where='suite'):
         if not isinstance(options, dict):
             errors.append('%s: options must be a mapping' % here)
             continue
+        unknown = [key for key in options if key not in TOOL_OPTIONS[tool]]
+        for key in unknown:
+            errors.append('%s: unknown %s option %r (allowed: %s)' % (here, tool, key, ', '.join(TOOL_OPTIONS[tool])))
+        if not unknown:
+            errors += ['%s: %s' % (here, error) for error in registry.get(tool).option_type_errors(options)]
+        # an option meant for some tests only (the tool's registry file says which)
         for key in options:
-            if key not in TOOL_OPTIONS[tool]:
-                errors.append('%s: unknown %s option %r (allowed: %s)' % (here, tool, key, ', '.join(TOOL_OPTIONS[tool])))
-        if tool in ('iperf3', 'nuttcp'):
+            option = registry.get(tool).options.get(key)
             for test in _as_list(entry.get('test')):
-                if 'bitrate' in options and not str(test).startswith('udp'):
-                    errors.append('%s: bitrate is for UDP tests, not %s' % (here, test))
+                if option is not None and option.tests is not None and test not in option.tests:
+                    errors.append('%s: %s applies to %s only, not %s' % (here, key, ', '.join(option.tests), test))
     return errors
 
 
 def test_id(tool, test, parallel, options, processes=1):
-    parts = [tool, test]
-    for key in sorted(options):
-        parts.append('%s=%s' % (key, options[key]))
-    if processes > 1:
-        parts.append('processes=%d' % processes)
-    parts.append('parallel=%d' % parallel)
-    return '/'.join(parts)
+    """The test id of a suite entry's test: the tool's own, as its module gives it ad hoc."""
+    return registry.get(tool).test_id(registry.get(tool).params_of(test, parallel, processes, options))
 
 
 def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=None):
@@ -297,8 +291,18 @@ def recorded_keys(path):
             if not isinstance(rec, dict) or rec.get('status') != 'ok' or 'test_id' not in rec:
                 continue
             done.add(record_key(rec.get('config'), (rec.get('client') or {}).get('name'),
-                                (rec.get('server') or {}).get('name'), rec['test_id'], rec.get('repetition', 1)))
+                                (rec.get('server') or {}).get('name'), current_test_id(rec), rec.get('repetition', 1)))
     return done
+
+
+def current_test_id(rec):
+    """A record's test id in this schema's grammar (a perflab.result/1 record's is rebuilt from its fields)."""
+    if rec.get('schema') == records.SCHEMA or rec.get('tool') not in registry.TOOLS:
+        return rec['test_id']
+    try:
+        return registry.get(rec['tool']).test_id_of_record(rec)
+    except (KeyError, TypeError, ValueError):
+        return rec['test_id']
 
 
 def build_plan(tests, pairs, labels, done=frozenset()):
@@ -315,9 +319,15 @@ def build_plan(tests, pairs, labels, done=frozenset()):
                     skipped += 1
                     continue
                 item = dict(t)
+                port = pair['ports'][t['tool']]
+                # the tool's options as bench_test takes them: the suite's, and what the pair's
+                # ports add (netperf pins its data port next to the control port)
+                tool_options = dict(t['options'])
+                tool_options.update((key, value) for key, value in registry.get(t['tool']).pair_arguments(port).items()
+                                    if key != 'port')
                 item.update(pair=pair['name'], client=pair['client'], server=pair['server'],
                             server_address=pair['server_address'], client_address=pair['client_address'],
-                            client_interface=pair['client_interface'], port=pair['ports'][t['tool']],
+                            client_interface=pair['client_interface'], port=port, tool_options=tool_options,
                             repetition=rep, config=label, wave=pair.get('wave', 0))
                 items.append(item)
     return items, skipped
@@ -328,20 +338,42 @@ def servers_needed(items, pairs):
     need = {}
     for item in items:
         key = (item['pair'], item['tool'])
-        need[key] = max(need.get(key, 0), item['processes'])
+        processes, parallel = need.get(key, (0, 0))
+        need[key] = (max(processes, item['processes']), max(parallel, item['parallel']))
     out = []
     for pair in pairs:
-        for tool in sorted(PORT_BASE):
-            count = need.get((pair['name'], tool))
-            if count:
-                # netserver forks per test: one serves every process of a pair
-                server = {'tool': tool, 'bind': pair['server_address'], 'port': pair['ports'][tool],
-                          'count': 1 if tool in ('netperf', 'ethr') else count}
-                out.append({'pair': pair['name'], 'client': pair['client'], 'server': pair['server'],
-                            'server_address': pair['server_address'], 'client_address': pair['client_address'],
-                            'tool': tool, 'port': server['port'], 'count': server['count'],
-                            # what bench_server's servers option takes, so a host's servers start in one task
-                            'bench_server': server})
+        for name in sorted(PORT_BASE):
+            if (pair['name'], name) not in need:
+                continue
+            tool = registry.get(name)
+            processes, parallel = need[(pair['name'], name)]
+            port = pair['ports'][name]
+            server = {'tool': name, 'bind': pair['server_address'], 'port': port, 'count': tool.servers_for(processes)}
+            out.append({'pair': pair['name'], 'client': pair['client'], 'server': pair['server'],
+                        'server_address': pair['server_address'], 'client_address': pair['client_address'],
+                        'tool': name, 'port': port, 'count': server['count'],
+                        # what bench_server's servers option takes, so a host's servers start in one task
+                        'bench_server': server,
+                        # what a firewall on the server must let in from the client: exactly these
+                        'openings': [{'port': first, 'end_port': last, 'protocol': protocol}
+                                     for first, last, protocol in tool.openings(port, server['count'], processes,
+                                                                               parallel)]})
+    return out
+
+
+def firewall_openings(servers):
+    """Per server host: the peers (client data addresses) and the ports the plan uses.
+
+    {server: [{'peer': address, 'port': first, 'end_port': last, 'protocol': tcp|udp}]},
+    each opening once, for the firewall role (firewall_ports and firewall_peer_addresses).
+    """
+    out = {}
+    for server in servers:
+        rules = out.setdefault(server['server'], [])
+        for opening in server['openings']:
+            rule = dict(opening, peer=server['client_address'])
+            if rule not in rules:
+                rules.append(rule)
     return out
 
 

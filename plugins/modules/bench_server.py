@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: bench_server
-short_description: Start, stop or check iperf3, netperf, nuttcp and ethr servers
+short_description: Start, stop or check iperf3, iperf2, netperf, nuttcp and ethr servers
 version_added: 0.1.0
 description:
   - Starts O(count) servers of one tool on the ports O(port) .. O(port) + O(count) - 1, each detached
@@ -27,7 +27,9 @@ description:
   - "Server commands: iperf3 C(iperf3 -s -p PORT [-B BIND] [--idle-timeout N]);
     netperf C(netserver -D -p PORT [-L BIND,inet|inet6]) (C(-D) keeps netserver in the foreground,
     it daemonizes by default and the pidfile would be wrong); nuttcp C(nuttcp -S --nofork --no3rdparty -PPORT)
-    (nuttcp 6 servers cannot bind an address, they listen on all); ethr C(ethr -s -port PORT -no [-ip BIND])."
+    (nuttcp 6 servers cannot bind an address, they listen on all); ethr C(ethr -s -port PORT -no [-ip BIND]);
+    iperf2 C(iperf -s -p PORT [-B BIND]) (its TCP server). Each is the tool's registry file's
+    (C(plugins/module_utils/tools/<tool>.py))."
 author:
   - perflab.network contributors (@perflab)
 extends_documentation_fragment:
@@ -49,7 +51,7 @@ options:
       - The benchmark tool whose server to manage.
       - Required unless O(servers) is given; mutually exclusive with it.
     type: str
-    choices: [iperf3, netperf, nuttcp, ethr]
+    choices: [ethr, iperf2, iperf3, netperf, nuttcp]
   servers:
     description:
       - Several groups of servers managed in one call, each as O(tool), O(port), O(count) and O(bind) would
@@ -62,7 +64,7 @@ options:
         description: The tool.
         type: str
         required: true
-        choices: [iperf3, netperf, nuttcp, ethr]
+        choices: [ethr, iperf2, iperf3, netperf, nuttcp]
       port:
         description: First (control) port, as O(port).
         type: int
@@ -87,7 +89,7 @@ options:
     type: str
   port:
     description:
-      - First (control) port, 1-65535. Defaults are iperf3 C(5201), netperf C(12865), nuttcp C(5000), ethr C(8888).
+      - First (control) port, 1-65535. Defaults are iperf3 C(5201), iperf2 C(5001), netperf C(12865), nuttcp C(5000), ethr C(8888).
     type: int
   count:
     description: Number of servers, 1-64, on O(port), O(port)+1, ...; one iperf3 (or nuttcp) server runs one test at a time.
@@ -210,14 +212,11 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils import registry
 
-TOOLS = {
-    'iperf3': ('iperf3', 5201),
-    'netperf': ('netserver', 12865),
-    'nuttcp': ('nuttcp', 5000),
-    'ethr': ('ethr', 8888),
-}
-PIDFILE_RE = re.compile(r'^(iperf3|netperf|nuttcp|ethr)-(\d{1,5})\.pid$')
+# tool -> (server executable, default port): the tools' registry files
+TOOLS = dict((name, (tool.server_executable, tool.default_port)) for name, tool in registry.TOOLS.items())
+PIDFILE_RE = re.compile(r'^(%s)-(\d{1,5})\.pid$' % '|'.join(re.escape(name) for name in registry.NAMES))
 LOG_TAIL_CHARS = 600
 
 
@@ -247,9 +246,6 @@ ARGUMENT_RULES = dict(
     mutually_exclusive=[('tool', 'servers'), ('executable', 'servers')],
 )
 
-
-def _is_ipv6(address):
-    return ipaddress.ip_address(address).version == 6
 
 
 def groups_of(params):
@@ -301,37 +297,15 @@ def param_errors(params):
 
 
 def server_command(tool, executable, port, bind=None, idle_timeout=None):
-    """argv of one server, run in the foreground (we detach it ourselves)."""
-    if tool == 'iperf3':
-        argv = [executable, '-s', '-p', str(port)]
-        if bind:
-            argv += ['-B', bind]
-        if idle_timeout:
-            argv += ['--idle-timeout', str(idle_timeout)]
-    elif tool == 'netperf':
-        # netserver's -D means "do NOT daemonize": it must stay our child so the pidfile is right.
-        argv = [executable, '-D', '-p', str(port)]
-        if bind:
-            argv += ['-L', '%s,%s' % (bind, 'inet6' if _is_ipv6(bind) else 'inet')]
-    elif tool == 'nuttcp':
-        # -S alone forks into the background; --nofork keeps the pid. No bind option in nuttcp 6.
-        # --no3rdparty: else any client can make the server send a stream to a third address
-        argv = [executable, '-S', '--nofork', '--no3rdparty', '-P%d' % port]
-        if bind and _is_ipv6(bind):
-            argv.append('-6')
-    elif tool == 'ethr':
-        # -no: no ethrs.log in the working directory; output goes to our log
-        argv = [executable, '-s', '-port', str(port), '-no']
-        if bind:
-            argv += ['-ip', bind]
-    else:
+    """argv of one server, run in the foreground (we detach it ourselves): the tool's registry file."""
+    if tool not in registry.TOOLS:
         raise ValueError('unknown tool %r' % (tool,))
-    return argv
+    return registry.get(tool).server_argv(executable, port, bind, idle_timeout)
 
 
 def listen_address(tool, bind):
     """The address the server really listens on (None = all)."""
-    return None if tool == 'nuttcp' else bind
+    return registry.get(tool).server_listen_address(bind)
 
 
 def probe_address(bind):

@@ -55,7 +55,7 @@ options:
     description: Keep only these tools' tests.
     type: list
     elements: str
-    choices: [iperf3, netperf, nuttcp, ethr]
+    choices: [ethr, iperf2, iperf3, netperf, nuttcp]
   hosts:
     description:
       - Inventory data per host, name to C({data_address, data_interface, peer, switch}).
@@ -94,7 +94,9 @@ options:
     type: path
     default: results
   tools_present:
-    description: Tools found per host, host name to a list of tool names; omitted hosts are taken to have all.
+    description:
+      - Tools found per host, host name to a list of tool names or of their executables' names (C(iperf),
+        C(netserver)); omitted hosts are taken to have all.
     type: dict
     default: {}
   serialize_pairs:
@@ -165,6 +167,15 @@ client_waves:
   returned: success
   type: dict
   sample: {lab2: 0, lab4: 1}
+firewall:
+  description:
+    - Per server host, exactly the openings the plan's servers need, each scoped to the client that uses
+      them (its data address); for the M(perflab.network.firewall) role's C(firewall_ports) and
+      C(firewall_peer_addresses). The ports come from each tool's registry file.
+  returned: success
+  type: dict
+  sample: {lab1: [{peer: 10.213.1.12, port: 5201, end_port: 5201, protocol: tcp},
+                  {peer: 10.213.1.12, port: 5201, end_port: 5201, protocol: udp}]}
 perflab_plan:
   description: Plan size for progress lines, C({run_id, total_tests, expected_duration_s, skipped_done}).
   returned: success
@@ -188,18 +199,27 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.yaml import yaml_load
 from ansible_collections.perflab.network.plugins.module_utils import suite as suites
 from ansible_collections.perflab.network.plugins.module_utils import record as records
+from ansible_collections.perflab.network.plugins.module_utils import registry
 
-DIRECTIONS = {'tcp_maerts': 'server_to_client', 'tcp_bidir': 'bidirectional'}
+def tools_on(found):
+    """The tools a host has, from the executables found there (tool or executable names)."""
+    found = set(found or [])
+    return set(name for name, tool in registry.TOOLS.items()
+               if name in found or tool.client_executable in found or tool.server_executable in found)
 
 
 def skipped_record(item, run_id, suite_name, reason):
-    protocol = 'udp' if item['test'].startswith('udp') or item['options'].get('protocol') == 'udp' else 'tcp'
+    """The record of a planned test that will not run: the same test, protocol and id as a run would give."""
+    tool = registry.get(item['tool'])
+    test_params = tool.params_of(item['test'], item['parallel'], item['processes'], item['options'])
+    test, protocol, direction = tool.record_test(test_params)
     params = dict(run_id=run_id, config=item['config'], suite=suite_name, repetition=item['repetition'],
                   parallel=item['parallel'], duration=item['duration'], client_name=item['client'],
                   server_name=item['server'], server=item['server_address'], bind=item['client_address'],
                   nic_interface=item['client_interface'])
-    rec = records.new_record(params, item['tool'], item['test'], protocol,
-                             DIRECTIONS.get(item['test'], 'client_to_server'), item['test_id'], options=item['options'])
+    # built on the controller: no host facts (MTU) of the controller end up in it
+    rec = records.new_record(params, item['tool'], test, protocol, direction, item['test_id'],
+                             options=tool.given_options(test_params))
     return records.finish_record(rec, None, 'skipped', error=reason) or rec
 
 
@@ -253,7 +273,7 @@ def main():
     skipped, runnable = [], []
     for item in items:
         missing = [h for h in (item['client'], item['server'])
-                   if h in p['tools_present'] and item['tool'] not in (p['tools_present'][h] or [])]
+                   if h in p['tools_present'] and item['tool'] not in tools_on(p['tools_present'][h])]
         if missing:
             reason = '%s is not installed on %s' % (item['tool'], ' and '.join(missing))
             if item['tool'] == 'ethr':
@@ -285,6 +305,7 @@ def main():
     module.exit_json(
         changed=False, run_id=run_id, suite={'name': suite.get('name', p['suite']), 'file': path},
         runs=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped,
+        firewall=suites.firewall_openings(servers),
         waves=waves, client_waves=client_waves,
         perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped),
                       'expected_duration_s': expected, 'skipped_done': skipped_done})

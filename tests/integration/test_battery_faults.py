@@ -68,7 +68,7 @@ def read_jsonl_strict(path):
 
 
 def results_of(records):
-    return [r for r in records if r.get('schema') == 'perflab.result/1']
+    return [r for r in records if r.get('schema') == 'perflab.result/2']
 
 
 @dataclass

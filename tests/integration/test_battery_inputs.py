@@ -512,7 +512,7 @@ def test_security_after_a_real_run(lab, benchmark_run):
         case.detail = 'find -perm -0002 on lab1, lab2 (before/after) and in the results dir: none new'
     with collect(failures, 'security'), battery.case('security', 'metacharacter label stored verbatim, nothing ran') as case:
         records = [json.loads(line) for line in (run['results'] / 'itinput-sec.jsonl').read_text().splitlines() if line.strip()]
-        results = [r for r in records if r.get('schema') == 'perflab.result/1']
+        results = [r for r in records if r.get('schema') == 'perflab.result/2']
         assert results and {r['config'] for r in results} == {SEC_LABEL}, {r['config'] for r in results}
         assert any(r['status'] == 'ok' for r in results)
         assert not pwned_files(snapshot(lab)), 'a shell ran the label'

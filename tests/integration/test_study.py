@@ -56,7 +56,7 @@ def study(lab, tmp_path_factory):
 def test_stock_vs_tuned_records_every_test_for_both_labels(study):
     res, results = study
     assert res.rc == 0, res.stdout[-5000:] + res.stderr[-2000:]
-    records = [r for r in read_jsonl(results / 'itstudy-svt.jsonl') if r['schema'] == 'perflab.result/1']
+    records = [r for r in read_jsonl(results / 'itstudy-svt.jsonl') if r['schema'] == 'perflab.result/2']
     by_label = {}
     for r in records:
         by_label.setdefault(r['config'], {})[r['test_id']] = r
@@ -119,7 +119,7 @@ def test_interrupted_run_resumes_with_only_what_was_missing(lab, tmp_path):
     deadline = time.time() + 900  # the tools are installed first when this test runs alone
     # interrupt once two tests are recorded
     while time.time() < deadline:
-        if path.exists() and sum(1 for r in read_jsonl(path) if r['schema'] == 'perflab.result/1' and r['status'] == 'ok') >= 2:
+        if path.exists() and sum(1 for r in read_jsonl(path) if r['schema'] == 'perflab.result/2' and r['status'] == 'ok') >= 2:
             break
         time.sleep(0.5)
     os.killpg(proc.pid, signal.SIGINT)
@@ -128,7 +128,7 @@ def test_interrupted_run_resumes_with_only_what_was_missing(lab, tmp_path):
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    first = [r for r in read_jsonl(path) if r['schema'] == 'perflab.result/1']
+    first = [r for r in read_jsonl(path) if r['schema'] == 'perflab.result/2']
     done_first = {r['test_id'] for r in first if r['status'] == 'ok'}
     assert 2 <= len(done_first) < len(quick_test_ids())
     # no test server outlives the interrupt for long (the role stops them in `always`, the idle timeout else)
@@ -137,7 +137,7 @@ def test_interrupted_run_resumes_with_only_what_was_missing(lab, tmp_path):
                         'perflab_results_dir': str(tmp_path), 'perflab_install_tools': False},
                        env={'PERFLAB_RESULTS_DIR': str(tmp_path)})
     assert res.rc == 0, res.stdout[-4000:]
-    second = [r for r in read_jsonl(path) if r['schema'] == 'perflab.result/1'][len(first):]
+    second = [r for r in read_jsonl(path) if r['schema'] == 'perflab.result/2'][len(first):]
     ran_again = {r['test_id'] for r in second if r['status'] == 'ok'}
     assert not ran_again & done_first
     assert done_first | ran_again | {r['test_id'] for r in second if r['status'] == 'skipped'} == set(quick_test_ids())

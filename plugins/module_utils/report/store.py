@@ -24,16 +24,17 @@ import os
 import tempfile
 
 from ansible_collections.perflab.network.plugins.module_utils.record import SCHEMA as RESULT_SCHEMA
+from ansible_collections.perflab.network.plugins.module_utils.record import READABLE_MAJORS as RESULT_MAJORS
 
 SYSTEM_SCHEMA = 'perflab.system/1'
 
 RESULT = 'result'
 SYSTEM = 'system'
 
-# schema name -> (kind, the major this reader understands)
+# schema name -> (kind, the majors this reader understands)
 _KNOWN_SCHEMAS = {
-    RESULT_SCHEMA.rpartition('/')[0]: (RESULT, int(RESULT_SCHEMA.rpartition('/')[2])),
-    SYSTEM_SCHEMA.rpartition('/')[0]: (SYSTEM, int(SYSTEM_SCHEMA.rpartition('/')[2])),
+    RESULT_SCHEMA.rpartition('/')[0]: (RESULT, tuple(RESULT_MAJORS)),
+    SYSTEM_SCHEMA.rpartition('/')[0]: (SYSTEM, (int(SYSTEM_SCHEMA.rpartition('/')[2]),)),
 }
 
 
@@ -80,10 +81,10 @@ def classify(obj, where=''):
     parsed = parse_schema(obj.get('schema'))
     if parsed is None or parsed[0] not in _KNOWN_SCHEMAS:
         return None
-    kind, major = _KNOWN_SCHEMAS[parsed[0]]
-    if parsed[1] != major:
+    kind, majors = _KNOWN_SCHEMAS[parsed[0]]
+    if parsed[1] not in majors:
         raise SchemaError(
-            '%sschema %r is not supported: this perflab.network reads %s and %s only; '
+            '%sschema %r is not supported: this perflab.network reads %s (and older majors) and %s only; '
             'read these results with the perflab.network version that wrote them, or a newer one'
             % ((where + ': ') if where else '', obj.get('schema'), RESULT_SCHEMA, SYSTEM_SCHEMA))
     return kind

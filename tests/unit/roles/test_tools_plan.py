@@ -84,7 +84,7 @@ WINDOWS_VARS = {'tools_list': ['iperf3', 'nuttcp', 'ethr'],
 # inventory host -> (fixture, host vars, substrings the failure message must contain)
 ERRORS = {
     'err-unsupported-os': ('ubuntu-16.04', {}, ['Ubuntu 16', 'is not supported', 'Supported: Debian 9+']),
-    'err-unknown-tool': ('debian-12', {'tools_list': ['iperf3', 'iperf2']}, ['tools_list', 'iperf2']),
+    'err-unknown-tool': ('debian-12', {'tools_list': ['iperf3', 'iperf9']}, ['tools_list', 'iperf9']),
     'err-unknown-pin': ('debian-12', {'tools_versions': {'iperf2': '2.0'}}, ['tools_versions', 'iperf2']),
     'err-pin-freebsd': ('freebsd-12', {'tools_list': ['iperf3'], 'tools_versions': {'iperf3': '3.5'}},
                         ['tools_versions.iperf3=3.5', 'FreeBSD 12', 'only the version its repository carries']),

@@ -46,7 +46,7 @@ class CallbackModule(CallbackBase):
         if isinstance(records, dict):
             records = [records]
         for record in records if isinstance(records, list) else []:
-            if isinstance(record, dict) and record.get('schema') == 'perflab.result/1':
+            if isinstance(record, dict) and record.get('schema') == 'perflab.result/2':
                 self._write({'event': event, 'host': host, 'run_id': record.get('run_id'),
                              'test_id': record.get('test_id'), 'repetition': record.get('repetition'),
                              'started_at': record.get('started_at'), 'status': record.get('status'),

@@ -160,7 +160,7 @@ def test_records_without_run_id_get_the_callbacks_and_junk_is_not_stored(tmp_pat
     start(callback)
     record = dict(RECORDS[0], run_id='')
     callback.v2_runner_on_ok(FakeResult({'perflab_result': [record, 'not a record', {'schema': 'x/1'},
-                                                            dict(RECORDS[1], schema='perflab.result/2')]}))
+                                                            dict(RECORDS[1], schema='perflab.result/9')]}))
     callback.v2_runner_on_ok(FakeResult({'perflab_result': 'VARIABLE IS NOT DEFINED!'}))
     stored = lines_of(str(tmp_path / 'results' / 'R1.jsonl'))
     assert stored == [dict(RECORDS[0], run_id='R1')]

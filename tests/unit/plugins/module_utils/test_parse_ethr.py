@@ -10,6 +10,9 @@ import os
 import pytest
 
 from ansible_collections.perflab.network.plugins.module_utils import parse_ethr
+from ansible_collections.perflab.network.plugins.module_utils import registry
+
+ETHR = registry.get('ethr')
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'ethr', '1.0.0-5')
 
@@ -155,9 +158,9 @@ def test_nonzero_exit_without_error_line():
 def test_combine_processes():
     a = parse_ethr.parse_result('bandwidth', fixture('tcp_bw.txt'))
     b = parse_ethr.parse_result('bandwidth', fixture('tcp_bw_reverse.txt'))
-    combined = parse_ethr.combine_metrics([a['metrics'], b['metrics']])
+    combined = ETHR.combine([a, b], {'test': 'bandwidth'})
     assert combined['throughput_mbps'] == pytest.approx(a['metrics']['throughput_mbps'] + b['metrics']['throughput_mbps'])
     # only the seconds both reported (1-3) are summed
-    intervals = parse_ethr.combine_intervals([a['intervals'], b['intervals']])
+    intervals = ETHR.combine_intervals([a, b])
     assert intervals == [{'t': 1.0, 'throughput_mbps': 18100.0}, {'t': 2.0, 'throughput_mbps': 18300.0},
                          {'t': 3.0, 'throughput_mbps': 19600.0}]

@@ -10,6 +10,9 @@ import re
 import pytest
 
 from ansible_collections.perflab.network.plugins.module_utils import parse_netperf
+from ansible_collections.perflab.network.plugins.module_utils import registry
+
+NETPERF = registry.get('netperf')
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'netperf', '2.7.0')
 
@@ -195,15 +198,15 @@ def test_headerless_output_needs_the_selectors():
 def test_combine_metrics_of_processes():
     stream_a = parse_netperf.parse_result('tcp_stream', fixture('tcp_stream.csv.stdout'))
     stream_b = parse_netperf.parse_result('tcp_stream', fixture('tcp_stream.nocpu.csv.stdout'))
-    combined = parse_netperf.combine_metrics('tcp_stream', [stream_a['metrics'], stream_b['metrics']])
+    combined = NETPERF.combine([stream_a, stream_b], {'test': 'tcp_stream'})
     assert combined['throughput_mbps'] == pytest.approx(18336.23 + 22390.29)
     assert combined['retransmits'] == 34.0
     # only one process measured CPU: its value, not a sum
     assert combined['cpu_local_pct'] == 99.5
 
-    rr_a = parse_netperf.parse_result('tcp_rr', fixture('tcp_rr.csv.stdout'))['metrics']
-    rr_b = parse_netperf.parse_result('tcp_rr', fixture('tcp_rr.nocpu.csv.stdout'))['metrics']
-    combined = parse_netperf.combine_metrics('tcp_rr', [rr_a, rr_b])
+    rr_a = parse_netperf.parse_result('tcp_rr', fixture('tcp_rr.csv.stdout'))
+    rr_b = parse_netperf.parse_result('tcp_rr', fixture('tcp_rr.nocpu.csv.stdout'))
+    combined = NETPERF.combine([rr_a, rr_b], {'test': 'tcp_rr'})
     assert combined['transactions_per_s'] == pytest.approx(104538.23 + 57211.22)
     assert combined['latency_us_mean'] == pytest.approx(
         (9.50 * 104538.23 + 17.39 * 57211.22) / (104538.23 + 57211.22))
@@ -215,8 +218,7 @@ def test_combine_metrics_of_processes():
 def test_combine_udp_loss_from_bytes():
     runs = [parse_netperf.parse_result('udp_stream', fixture(name)) for name in
             ('udp_stream.csv.stdout', 'udp_stream.m1472.csv.stdout')]
-    combined = parse_netperf.combine_metrics('udp_stream', [run['metrics'] for run in runs],
-                                             [run['values'] for run in runs])
+    combined = NETPERF.combine(runs, {'test': 'udp_stream'})
     sent = 10713669850 + 1070712192
     received = 3697608122 + 1008686528
     assert combined['lost_percent'] == pytest.approx(100.0 * (1 - received / sent))
@@ -225,6 +227,6 @@ def test_combine_udp_loss_from_bytes():
 def test_combine_intervals():
     a = [{'t': 1.0, 'throughput_mbps': 10.0}, {'t': 2.0, 'throughput_mbps': 20.0}]
     b = [{'t': 1.1, 'throughput_mbps': 1.0}, {'t': 2.1, 'throughput_mbps': 2.0}, {'t': 3.1, 'throughput_mbps': 3.0}]
-    assert parse_netperf.combine_intervals([a, b]) == [{'t': 1.1, 'throughput_mbps': 11.0},
+    assert NETPERF.combine_intervals([{'intervals': a}, {'intervals': b}]) == [{'t': 1.1, 'throughput_mbps': 11.0},
                                                        {'t': 2.1, 'throughput_mbps': 22.0}]
-    assert parse_netperf.combine_intervals([[], []]) == []
+    assert NETPERF.combine_intervals([{'intervals': []}, {'intervals': []}]) == []

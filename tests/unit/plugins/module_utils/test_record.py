@@ -28,8 +28,8 @@ def _proc(**kw):
 
 def test_new_record_fields():
     record = rec.new_record(PARAMS, 'iperf3', 'tcp_stream', 'tcp', 'client_to_server',
-                            'iperf3/tcp_stream/parallel=4', options={'omit': 1})
-    assert record['schema'] == 'perflab.result/1'
+                            'iperf3/tcp_stream/parallel=4', options={'omit': 1}, client_mtu=65536)
+    assert record['schema'] == rec.SCHEMA
     assert record['run_id'] == 'R1'
     assert record['config'] == 'Debian 12 stock'
     assert record['suite'] == 'phoronix'
@@ -41,6 +41,9 @@ def test_new_record_fields():
     assert record['server'] == {'name': 'lab2', 'address': '10.201.1.2', 'interface': None, 'mtu': None}
     assert record['metrics'] == {} and record['intervals'] == [] and record['nic'] is None
     assert record['processes'] is None and record['status'] is None
+    # host facts are passed in, never read: a record built elsewhere (the controller) has no MTU
+    bare = rec.new_record(PARAMS, 'iperf3', 'tcp_stream', 'tcp', 'client_to_server', 'x')
+    assert bare['client']['mtu'] is None
 
 
 def test_new_record_defaults():
@@ -130,11 +133,12 @@ def test_add_nic_and_process():
 
 
 def test_metrics_table_matches_doc():
-    assert rec.METRICS['throughput_mbps'] == ('Mbit/s', True)
-    assert rec.METRICS['latency_us_p99'] == ('us', False)
-    assert rec.METRICS['transactions_per_s'] == ('1/s', True)
-    assert rec.METRICS['packets'] == ('count', True)
-    assert rec.METRICS['lost_packets'] == ('count', False)
+    assert rec.METRICS['throughput_mbps'] == ('Mbit/s', True, 'sum')
+    assert rec.METRICS['latency_us_p99'] == ('us', False, 'max')
+    assert rec.METRICS['transactions_per_s'] == ('1/s', True, 'sum')
+    assert rec.METRICS['packets'] == ('count', True, 'sum')
+    assert rec.METRICS['lost_packets'] == ('count', False, 'sum')
+    assert all(rule in rec.COMBINE_RULES for _unit, _better, rule in rec.METRICS.values())
 
 
 def test_combine_metrics():
@@ -159,4 +163,5 @@ def test_combine_intervals_by_index():
         [{'t': 1.01, 'throughput_mbps': 1.0}, {'t': 2.01, 'throughput_mbps': 2.0}, {'t': 3.0, 'throughput_mbps': 3.0}],
         [],
     ])
-    assert got == [{'t': 1.0, 'throughput_mbps': 11.0}, {'t': 2.0, 'throughput_mbps': 22.0}]
+    # t is the latest of the processes' samples: the combined sample is complete then
+    assert got == [{'t': 1.01, 'throughput_mbps': 11.0}, {'t': 2.01, 'throughput_mbps': 22.0}]

@@ -25,7 +25,7 @@ def json_lines(name):
 
 
 def test_schema_strings_follow_the_record_builder():
-    assert store.RESULT_SCHEMA == rec.SCHEMA == 'perflab.result/1'
+    assert store.RESULT_SCHEMA == rec.SCHEMA == 'perflab.result/2'
     assert store.SYSTEM_SCHEMA == 'perflab.system/1'
     assert store.parse_schema('perflab.result/1') == ('perflab.result', 1)
     assert store.parse_schema('perflab.result/2.1') == ('perflab.result', 2)
@@ -77,8 +77,8 @@ def test_an_unknown_schema_major_is_an_error_not_a_skip():
         store.read_files([fixture('future-schema.jsonl')])
     message = str(caught.value)
     assert 'future-schema.jsonl:2' in message
-    assert "'perflab.result/2'" in message
-    assert 'perflab.result/1' in message
+    assert "'perflab.result/9'" in message
+    assert 'perflab.result/2' in message
 
 
 def test_record_list_source_classifies_and_reports():

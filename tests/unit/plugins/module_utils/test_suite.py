@@ -31,11 +31,12 @@ def test_phoronix_network_matches_the_seeds_matrix_test_for_test():
         + ['iperf3/udp_stream/bitrate=1000/parallel=%d' % p for p in (5, 10, 20)]
         + ['netperf/%s/parallel=1' % t for t in ('tcp_stream', 'tcp_maerts', 'tcp_rr', 'udp_rr', 'udp_stream', 'tcp_crr')]
         + ['nuttcp/tcp_stream/parallel=1']
-        + ['ethr/latency/protocol=tcp/parallel=%d' % p for p in (1, 2, 8, 16, 32, 64)]
-        + ['ethr/connections/protocol=tcp/parallel=%d' % p for p in (1, 2, 8, 16, 32, 64)]
-        + ['ethr/bandwidth/protocol=tcp/parallel=%d' % p for p in (8, 64)]
-        + ['ethr/bandwidth/protocol=udp/parallel=8']
-        + ['ethr/http/parallel=%d' % p for p in (1, 2)]
+        # the record's normalized test names, as the ethr module names them ad hoc
+        + ['ethr/tcp_latency/parallel=%d' % p for p in (1, 2, 8, 16, 32, 64)]
+        + ['ethr/connections/parallel=%d' % p for p in (1, 2, 8, 16, 32, 64)]
+        + ['ethr/tcp_stream/parallel=%d' % p for p in (8, 64)]
+        + ['ethr/udp_stream/parallel=8']
+        + ['ethr/http_bandwidth/parallel=%d' % p for p in (1, 2)]
     )
     tests = s.expand_suite(load('phoronix-network'))
     assert [t['test_id'] for t in tests] == expected

@@ -29,7 +29,6 @@ def tools(monkeypatch):
     def install(outputs, rc=0, help_text=None, installed=True):
         fake = FakeTool(outputs, ['-h'], fixture('help.txt') if help_text is None else help_text, rc,
                         result_defaults={'started_at': '2026-11-29T18:23:19.000Z', 'ended_at': '2026-11-29T18:23:25.000Z'})
-        monkeypatch.setattr(ethr, 'EXTRA_ETHR_PATHS', ())
         return install_fake_tool(monkeypatch, ETHR, fake, installed)
     return install
 
@@ -48,7 +47,7 @@ def test_tcp_bandwidth(tools, capsys):
     assert record['status'] == 'ok'
     assert record['tool'] == 'ethr' and record['tool_version'] == 'v1.0.0-5-g86e0704'
     assert (record['test'], record['protocol'], record['direction']) == ('tcp_stream', 'tcp', 'client_to_server')
-    assert record['test_id'] == 'ethr/tcp/bandwidth/threads=1'
+    assert record['test_id'] == 'ethr/tcp_stream/parallel=1'
     assert record['primary'] == 'throughput_mbps'
     assert record['metrics']['throughput_mbps']['value'] == pytest.approx(13320.0)
     assert len(record['intervals']) == 5
@@ -63,7 +62,7 @@ def test_tcp_bandwidth_threads_and_options(tools, capsys):
                                 '-d', '3s', '-ip', '10.99.0.2', '-l', '131072', '-b', '2500000000', '-w', '2',
                                 '-dp', '2', '-no']]
     record = result['perflab_result'][0]
-    assert record['test_id'] == 'ethr/tcp/bandwidth/threads=4'
+    assert record['test_id'] == 'ethr/tcp_stream/buffer_length=131072/rate_mbps=2500/warmup=2/parallel=4'
     assert record['parallel'] == 4
     assert record['metrics']['throughput_mbps']['value'] == pytest.approx(9566.667, abs=1e-3)
 
@@ -74,7 +73,7 @@ def test_reverse(tools, capsys):
     assert fake.test_calls[0][-3:] == ['3s', '-r', '-no']
     record = result['perflab_result'][0]
     assert (record['test'], record['direction']) == ('tcp_maerts', 'server_to_client')
-    assert record['test_id'] == 'ethr/tcp/bandwidth/threads=1/reverse'
+    assert record['test_id'] == 'ethr/tcp_maerts/parallel=1'
 
 
 def test_udp_bandwidth(tools, capsys):
@@ -83,7 +82,7 @@ def test_udp_bandwidth(tools, capsys):
     assert fake.test_calls[0][5:10] == ['-t', 'b', '-p', 'udp', '-n']
     record = result['perflab_result'][0]
     assert (record['test'], record['protocol']) == ('udp_stream', 'udp')
-    assert record['test_id'] == 'ethr/udp/bandwidth/threads=8'
+    assert record['test_id'] == 'ethr/udp_stream/buffer_length=1472/parallel=8'
     assert record['metrics']['packets_per_s']['value'] == pytest.approx(30200.0)
 
 
@@ -94,7 +93,7 @@ def test_connections(tools, capsys):
                                   '-d', '5s', '-no']
     record = result['perflab_result'][0]
     assert record['test'] == 'connections'
-    assert record['test_id'] == 'ethr/tcp/connections/threads=64'
+    assert record['test_id'] == 'ethr/connections/parallel=64'
     assert record['primary'] == 'connections_per_s'
     assert record['metrics']['connections_per_s'] == {'value': pytest.approx(10420.0), 'unit': '1/s',
                                                       'higher_is_better': True}
@@ -139,7 +138,7 @@ def test_http_listed_in_help_but_refused(tools, capsys):
     assert result['failed'] is True
     assert result['msg'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
                              '(its help still lists http; ethr 1.0 removed the HTTP tests)')
-    assert result['perflab_result'][0]['test_id'] == 'ethr/http/bandwidth/threads=1'
+    assert result['perflab_result'][0]['test_id'] == 'ethr/http_bandwidth/parallel=1'
 
 
 def test_http_not_in_help_fails_before_running(tools, capsys):
@@ -165,7 +164,7 @@ def test_two_processes(tools, capsys):
     result = run_module({'server': '10.77.0.1', 'processes': 2}, capsys)
     assert [call[3:5] for call in fake.test_calls] == [['-port', '8888'], ['-port', '8889']]
     record = result['perflab_result'][0]
-    assert record['test_id'] == 'ethr/tcp/bandwidth/threads=1/processes=2'
+    assert record['test_id'] == 'ethr/tcp_stream/processes=2/parallel=1'
     assert [p['port'] for p in record['processes']] == [8888, 8889]
     assert record['metrics']['throughput_mbps']['value'] == pytest.approx(13320.0 + 5533.333, abs=1e-3)
     assert [s['t'] for s in record['intervals']] == [1.0, 2.0, 3.0]
@@ -185,7 +184,7 @@ def test_missing_binary(tools, capsys):
     tools([], installed=False)
     result = run_module({'server': '10.77.0.1'}, capsys)
     assert result['failed'] is True
-    assert result['msg'].startswith('ethr is not installed on this host (looked on PATH and in ')
+    assert result['msg'] == 'ethr is not installed on this host: install it with the perflab.network.tools role'
 
 
 def test_ethr_path_not_executable(tools, capsys):
@@ -198,9 +197,10 @@ def test_found_in_opt_perflab(monkeypatch, tmp_path):
     binary = tmp_path / 'ethr'
     binary.write_text(u'#!/bin/sh\n')
     binary.chmod(0o755)
-    monkeypatch.setattr(process, 'which', lambda tool: None)
-    monkeypatch.setattr(ethr, 'EXTRA_ETHR_PATHS', (str(binary),))
-    assert ethr.find_ethr() == str(binary)
+    # where the tools role installs it (process.INSTALL_DIR) is searched beside PATH
+    monkeypatch.setenv('PATH', '/nonexistent')
+    monkeypatch.setattr(process, 'EXTRA_BIN_DIRS', (str(tmp_path),))
+    assert process.which('ethr') == str(binary)
 
 
 @pytest.mark.parametrize('args, message', [
@@ -234,7 +234,7 @@ def _free_port():
 
 
 def test_live_loopback_bandwidth(capsys):
-    binary = ethr.find_ethr()
+    binary = process.which('ethr')
     if binary is None:
         pytest.skip('no ethr binary on this host (looked on PATH and in /opt/perflab/bin): no registry has ethr, '
                     'install the release binary to run the live ethr test')

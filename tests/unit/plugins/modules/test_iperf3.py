@@ -40,7 +40,7 @@ def test_default_tcp_stream(tools, capsys):
     assert result['changed'] is False and 'failed' not in result
     record = result['perflab_result'][0]
     assert record['status'] == 'ok' and record['error'] is None
-    assert record['schema'] == 'perflab.result/1'
+    assert record['schema'] == 'perflab.result/2'
     assert (record['run_id'], record['config'], record['suite']) == ('R1', 'stock', 'adhoc')
     assert record['tool'] == 'iperf3' and record['tool_version'] == '3.12'
     assert (record['test'], record['protocol'], record['direction']) == ('tcp_stream', 'tcp', 'client_to_server')
@@ -71,8 +71,8 @@ def test_maerts_with_every_option(tools, capsys):
     assert fake.timeout == 30 + 2 + 5 + 30
     record = result['perflab_result'][0]
     assert record['direction'] == 'server_to_client'
-    assert record['test_id'] == ('iperf3/tcp_maerts/parallel=4/omit=2/window=256K/length=128K/mss=1400/'
-                                 'zerocopy=true/congestion=bbr')
+    assert record['test_id'] == ('iperf3/tcp_maerts/congestion=bbr/length=128K/mss=1400/omit=2/window=256K/'
+                                 'zerocopy=true/parallel=4')
     assert record['metrics']['throughput_mbps']['value'] == 10289.633025
     assert record['client']['address'] == '10.201.1.1'
 
@@ -85,7 +85,7 @@ def test_udp_stream_bitrate_per_stream_in_bits(tools, capsys):
                                 '-u', '-b', '50000000']]
     record = result['perflab_result'][0]
     assert record['protocol'] == 'udp'
-    assert record['test_id'] == 'iperf3/udp_stream/parallel=3/bitrate=50'
+    assert record['test_id'] == 'iperf3/udp_stream/bitrate=50/parallel=3'
     assert record['metrics']['throughput_mbps']['value'] == 150.17705
     assert record['metrics']['lost_percent'] == {'value': 0.0, 'unit': '%', 'higher_is_better': False}
     assert record['metrics']['jitter_ms']['unit'] == 'ms'
@@ -147,7 +147,7 @@ def test_processes_sum_and_each(tools, capsys):
     result = run_module({'server': '10.201.1.2', 'duration': 2, 'processes': 2}, capsys)
     assert fake.test_calls == [BASE, [IPERF3, '-c', '10.201.1.2', '-p', '5202', '-t', '2', '-P', '1', '-J']]
     record = result['perflab_result'][0]
-    assert record['test_id'] == 'iperf3/tcp_stream/parallel=1/processes=2'
+    assert record['test_id'] == 'iperf3/tcp_stream/processes=2/parallel=1'
     assert record['commands'] == fake.test_calls and record['command'] == BASE
     assert record['metrics']['throughput_mbps']['value'] == pytest.approx(13422.164391 + 6732.731227)
     assert record['metrics']['retransmits']['value'] == 7 + 27
@@ -160,7 +160,7 @@ def test_processes_sum_and_each(tools, capsys):
 def test_processes_one_busy_fails_the_record(tools, capsys):
     tools([fixture('3.12/busy-first.json'), fixture('3.12/error-busy.json')])
     result = run_module({'server': '10.201.1.2', 'duration': 2, 'processes': 2}, capsys)
-    assert result['msg'] == 'port 5202: the server is busy running a test. try again later'
+    assert result['msg'] == 'process 2 (port 5202): the server is busy running a test. try again later'
     record = result['perflab_result'][0]
     assert record['status'] == 'failed' and record['metrics'] == {}
     assert [(p['port'], p['status'], p['error']) for p in record['processes']] == [

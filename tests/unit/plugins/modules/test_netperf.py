@@ -8,6 +8,7 @@ import pytest
 
 from ansible_collections.perflab.network.plugins.module_utils import parse_netperf
 from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils import runner
 from ansible_collections.perflab.network.plugins.modules import netperf
 from ansible_collections.perflab.network.tests.unit.plugins.modules.tool_fakes import FakeTool, install_fake_tool, read_fixture
 from ansible_collections.perflab.network.tests.unit.plugins.modules import tool_fakes
@@ -42,10 +43,10 @@ def test_default_tcp_stream_command_and_record(tools, capsys):
     assert result['changed'] is False
     record = result['perflab_result'][0]
     assert record['status'] == 'ok' and record['error'] is None
-    assert record['schema'] == 'perflab.result/1'
+    assert record['schema'] == 'perflab.result/2'
     assert record['tool'] == 'netperf' and record['tool_version'] == '2.7.0'
     assert (record['test'], record['protocol'], record['direction']) == ('tcp_stream', 'tcp', 'client_to_server')
-    assert record['test_id'] == 'netperf/TCP_STREAM'
+    assert record['test_id'] == 'netperf/tcp_stream/parallel=1'
     assert record['primary'] == 'throughput_mbps'
     assert record['metrics']['throughput_mbps'] == {'value': 18336.23, 'unit': 'Mbit/s', 'higher_is_better': True}
     assert record['metrics']['cpu_remote_pct']['value'] == 99.5
@@ -61,7 +62,7 @@ def test_tcp_rr_with_every_option(tools, capsys, monkeypatch):
     # module warnings go through a process-wide store whose output depends on what ran before
     # (a controller-side test switches it to the display); record them at the source
     warned = []
-    monkeypatch.setattr(netperf.AnsibleModule, 'warn', lambda self, msg: warned.append(msg))
+    monkeypatch.setattr(runner.AnsibleModule, 'warn', lambda self, msg: warned.append(msg))
     fake = tools([fixture('tcp_rr.confidence.csv.stdout')])
     result = run_module({'server': 'server-b.lab', 'port': 12000, 'test': 'tcp_rr', 'duration': 30,
                          'bind': '10.202.1.2', 'data_port': 13000, 'local_data_port': 14000, 'request_size': 64,
@@ -75,7 +76,8 @@ def test_tcp_rr_with_every_option(tools, capsys, monkeypatch):
     # duration x max iterations + 5 + the common 30 s margin
     assert fake.timeout == 30 * 5 + 5 + 30
     record = result['perflab_result'][0]
-    assert record['test_id'] == 'netperf/TCP_RR/r=64,1024'
+    assert record['test_id'] == ('netperf/tcp_rr/local_socket_buffer=262144/remote_socket_buffer=524288/request_size=64/'
+                                 'response_size=1024/parallel=1')
     assert record['primary'] == 'transactions_per_s'
     assert record['metrics']['transactions_per_s']['value'] == 50395.84
     assert record['metrics']['latency_us_p99'] == {'value': 54.0, 'unit': 'us', 'higher_is_better': False}
@@ -90,7 +92,7 @@ def test_udp_stream_message_size(tools, capsys):
     result = run_module({'server': '10.202.1.1', 'test': 'udp_stream', 'message_size': 1472, 'data_port': 0}, capsys)
     assert fake.test_calls[0][-5:] == ['--', '-m', '1472', '-o', STREAM]
     record = result['perflab_result'][0]
-    assert record['test_id'] == 'netperf/UDP_STREAM/m=1472'
+    assert record['test_id'] == 'netperf/udp_stream/message_size=1472/parallel=1'
     assert record['protocol'] == 'udp'
     assert record['metrics']['lost_percent']['value'] == pytest.approx(5.7929, abs=1e-3)
 
@@ -107,7 +109,7 @@ def test_four_processes_against_one_netserver(tools, capsys):
         assert call[3:5] == ['-p', '12865']
         assert call[call.index('--') + 1:call.index('--') + 3] == ['-P', ',%d' % (12866 + index)]
     record = result['perflab_result'][0]
-    assert record['test_id'] == 'netperf/TCP_STREAM/processes=4'
+    assert record['test_id'] == 'netperf/tcp_stream/processes=4/parallel=1'
     assert record['commands'] == calls and record['command'] == calls[0]
     assert [process_['port'] for process_ in record['processes']] == [12866, 12867, 12868, 12869]
     values = [18336.23, 22390.29, 26142.53, 16936.88]
@@ -135,7 +137,7 @@ def test_one_failed_process_fails_the_record(tools, capsys):
     record = result['perflab_result'][0]
     assert record['status'] == 'failed'
     assert record['metrics'] == {}
-    assert record['error'].startswith('process 2: ')
+    assert record['error'].startswith('process 2 (port 12867): ')
     assert [p['status'] for p in record['processes']] == ['ok', 'failed']
 
 
@@ -218,7 +220,7 @@ def test_nic_sampling(tools, capsys, monkeypatch):
 
         def result(self):
             return {'interface': self.interface, 'samples': [], 'rx_mbps': 12.5, 'tx_mbps': 18500.0}
-    monkeypatch.setattr(netperf, 'NicSampler', FakeSampler)
+    monkeypatch.setattr(runner, 'NicSampler', FakeSampler)
     monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
                         lambda name: True)
     tools([fixture('tcp_stream.csv.stdout')])
@@ -246,7 +248,7 @@ def test_timeout_kills_and_fails(tools, capsys, monkeypatch):
     monkeypatch.setattr(process, 'run', hung)
     result = run_module({'server': '10.202.1.1', 'duration': 5, 'timeout': 40}, capsys)
     assert result['failed'] is True
-    assert result['msg'] == 'netperf did not finish within 40 s and was killed (raise timeout?)'
+    assert result['msg'] == 'netperf did not finish within the 40 s timeout: its process group was killed'
     assert result['perflab_result'][0]['raw'].startswith('9000.1,10^6bits/s')
 
 

@@ -65,7 +65,7 @@ def test_maerts_with_options(tools, capsys):
                                 '-l65536', 'lab2']]
     record = result['perflab_result'][0]
     assert record['direction'] == 'server_to_client'
-    assert record['test_id'] == 'nuttcp/tcp_maerts/parallel=4/window=256K/length=64K'
+    assert record['test_id'] == 'nuttcp/tcp_maerts/length=64K/window=256K/parallel=4'
     # the client receives: local CPU is rx_cpu
     assert record['metrics']['cpu_local_pct']['value'] == 24.0
     assert record['metrics']['cpu_remote_pct']['value'] == 12.0
@@ -115,7 +115,7 @@ def test_refused(tools, capsys):
 def test_processes_one_refused(tools, capsys):
     tools([fixture('busy-first.txt'), dict(rc=1, stdout='', stderr=fixture('error-busy-nofork.stderr'))])
     result = run_module({'server': '10.201.1.2', 'duration': 2, 'processes': 2}, capsys)
-    assert result['msg'] == 'port 5001: nuttcp-t: v6.1.2: Error: connect: Connection refused'
+    assert result['msg'] == 'process 2 (port 5001): nuttcp-t: v6.1.2: Error: connect: Connection refused'
     assert result['perflab_result'][0]['metrics'] == {}
 
 

@@ -98,7 +98,7 @@ def test_strict_fails_on_a_skipped_line(capsys, results_dir):
 def test_unknown_schema_major_fails_clearly(capsys, results_dir):
     code, result = run(capsys, src=[str(results_dir / 'future-schema.jsonl')], dest=str(results_dir / 'x.xlsx'))
     assert code == 1
-    assert "'perflab.result/2' is not supported" in result['msg']
+    assert "'perflab.result/9' is not supported" in result['msg']
     assert not os.path.exists(str(results_dir / 'x.xlsx'))
 
 

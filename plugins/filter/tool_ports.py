@@ -1,0 +1,86 @@
+# -*- coding: utf-8 -*-
+# Copyright: perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+name: tool_ports
+short_description: The firewall openings the benchmark tools' servers need, from the tool registry
+version_added: 0.2.0
+description:
+  - Returns the ports (first, last, protocol) that the servers of the named tools listen on with
+    their default ports, as each tool's registry file (C(plugins/module_utils/tools/)) describes them.
+  - The M(perflab.network.firewall) role opens these when it is given tools rather than a plan's
+    openings (the plan's openings come from M(perflab.network.benchmark_plan) RV(perflab.network.benchmark_plan#module:firewall)).
+author:
+  - perflab.network maintainers (@perflab)
+options:
+  _input:
+    description: Tool names, in the order their openings are wanted.
+    type: list
+    elements: str
+    required: true
+  iperf3_ports:
+    description: How many iperf3 servers, on consecutive ports from 5201.
+    type: int
+    default: 1
+  netperf_data_ports:
+    description: The netperf data ports the tests pin (C(-- -P ,port)), beside the control port.
+    type: list
+    elements: int
+    default: [12866]
+  nuttcp_streams:
+    description: How many consecutive nuttcp data ports from each of nuttcp's default data ports.
+    type: int
+    default: 1
+'''
+
+EXAMPLES = r'''
+- name: What the firewall role opens for iperf3 (4 servers) and netperf
+  ansible.builtin.debug:
+    msg: "{{ ['iperf3', 'netperf'] | perflab.network.tool_ports(iperf3_ports=4) }}"
+'''
+
+RETURN = r'''
+_value:
+  description: One C({port, end_port, protocol}) per opening, in the tools' order.
+  type: list
+  elements: dict
+'''
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.perflab.network.plugins.module_utils import registry
+
+
+def tool_ports(tools, iperf3_ports=1, netperf_data_ports=None, nuttcp_streams=1):
+    settings = {'iperf3_ports': int(iperf3_ports), 'nuttcp_streams': int(nuttcp_streams),
+                'netperf_data_ports': [int(port) for port in (netperf_data_ports if netperf_data_ports is not None
+                                                              else [12866])]}
+    out = []
+    for name in tools or []:
+        if name not in registry.TOOLS:
+            raise AnsibleFilterError('tool_ports: unknown tool %r (known: %s)' % (name, ', '.join(registry.NAMES)))
+        for first, last, protocol in registry.get(name).standalone_openings(settings):
+            out.append({'port': first, 'end_port': last, 'protocol': protocol})
+    return out
+
+
+def tool_executables(tools=None):
+    """The client and server executables of ``tools`` (all the registry's when empty), each once."""
+    names = list(tools) if tools else list(registry.NAMES)
+    out = []
+    for name in names:
+        if name not in registry.TOOLS:
+            raise AnsibleFilterError('tool_executables: unknown tool %r (known: %s)' % (name, ', '.join(registry.NAMES)))
+        for executable in (registry.get(name).client_executable, registry.get(name).server_executable):
+            if executable not in out:
+                out.append(executable)
+    return out
+
+
+class FilterModule(object):
+    def filters(self):
+        return {'tool_ports': tool_ports, 'tool_executables': tool_executables}

@@ -1,0 +1,131 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The one test runner every test module calls.
+
+validate -> find the tool -> read its version -> build the argvs -> (check mode: a
+skipped record) -> run the client processes at once with one timeout rule (the
+whole process group is killed) while the NIC counters are sampled -> parse each
+process -> combine -> one record. The tool's registry file says what differs.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.perflab.network.plugins.module_utils import common_args
+from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.nic import NicSampler, interface_mtu
+
+VERSION_TIMEOUT_S = 10
+
+
+def find_executable(module, tool, path=None):
+    """The client executable (``<tool>_path``, else PATH and the usual directories), or fail the module."""
+    executable = process.which(path or tool.client_executable)
+    if not executable:
+        if path:
+            module.fail_json(msg='%s_path %s is not an executable file' % (tool.name, path))
+        module.fail_json(msg=process.missing_tool_message(tool.client_executable))
+    return executable
+
+
+def validate(module, tool, params):
+    """Fail the module with every problem of the common and the tool's parameters, in one message."""
+    errors = common_args.common_errors(params, default_port=tool.default_port) + tool.errors(params)
+    if errors:
+        module.fail_json(msg='; '.join(errors))
+
+
+def _run_all(argvs, timeout):
+    if len(argvs) == 1:
+        return [process.run(argvs[0], timeout)]
+    return process.run_many(argvs, timeout)
+
+
+def parse_process(tool, params, proc, timeout, context):
+    """One client process' parse result, with an ``error`` in the tool's terms."""
+    if proc.timed_out:
+        return {'metrics': {}, 'intervals': [], 'version': '',
+                'error': '%s did not finish within the %d s timeout: its process group was killed'
+                         % (tool.name, timeout)}
+    parsed = tool.parse(params, proc, context)
+    if parsed.get('error'):
+        parsed['metrics'] = {}
+    return parsed
+
+
+def run_test(module, tool, params):
+    """Run one test of ``tool`` with ``params`` (validated); exits the module with its record."""
+    validate(module, tool, params)
+    executable = find_executable(module, tool, params.get('%s_path' % tool.name))
+    about = process.run(tool.version_argv(executable), timeout=VERSION_TIMEOUT_S)
+    help_text = about.stdout + about.stderr
+    version = tool.parse_version(help_text)
+    problem = tool.check_version(params, version, help_text)
+    if problem:
+        module.fail_json(msg=problem)
+
+    test, protocol, direction = tool.record_test(params)
+    processes = params.get('processes') or 1
+    argvs = [tool.client_argv(params, executable, index) for index in range(processes)]
+    interface = params.get('nic_interface')
+    record = rec.new_record(params, tool.name, test, protocol, direction, tool.test_id(params),
+                            options=tool.given_options(params), tool_version=version,
+                            client_mtu=interface_mtu(interface) if interface else None)
+    rec.set_commands(record, argvs)
+    rec.set_primary(record, tool.primary(params))
+
+    if module.check_mode:
+        rec.finish_record(record, None, 'skipped', error='check mode: %s did not run' % tool.name)
+        module.exit_json(changed=False, perflab_result=[record])
+
+    timeout = tool.timeout(params)
+    if interface:
+        with NicSampler(interface) as sampler:
+            procs = _run_all(argvs, timeout)
+        rec.add_nic(record, sampler.result())
+    else:
+        procs = _run_all(argvs, timeout)
+
+    context = {'version': version, 'help': help_text}
+    parsed = [parse_process(tool, params, proc, timeout, context) for proc in procs]
+    if not record['tool_version']:
+        record['tool_version'] = next((result.get('version') for result in parsed if result.get('version')), '')
+    multi = processes > 1
+    ports = [tool.result_port(params, index) for index in range(processes)]
+    failures = [('process %d (port %d): %s' % (index + 1, ports[index], result['error'])) if multi
+                else result['error'] for index, result in enumerate(parsed) if result['error']]
+    if multi:
+        for port, result in zip(ports, parsed):
+            metrics = dict((name, rec.metric(value, rec.METRICS[name][0], rec.METRICS[name][1]))
+                           for name, value in result['metrics'].items())
+            rec.add_process(record, port, metrics, status='failed' if result['error'] else 'ok',
+                            error=result['error'])
+        combined = tool.combine(parsed, params)
+        record['intervals'] = tool.combine_intervals(parsed)
+    else:
+        combined = parsed[0]['metrics']
+        record['intervals'] = parsed[0]['intervals']
+    if not failures:
+        rec.add_metrics(record, combined)
+
+    raw = '\n'.join(('# %s\n' % ' '.join(proc.argv) if multi else '') + proc.stdout + proc.stderr for proc in procs)
+    first = procs[0]
+    first.started_at = min(proc.started_at for proc in procs)
+    first.ended_at = max(proc.ended_at for proc in procs)
+    rec.finish_record(record, first, 'failed' if failures else 'ok', error='; '.join(failures) or None, raw=raw)
+    extra = tool.result_extra(params, parsed, module)
+    if record['status'] != 'ok':
+        module.fail_json(msg=record['error'], perflab_result=[record], **extra)
+    module.exit_json(changed=False, perflab_result=[record], **extra)
+
+
+def main(tool):
+    """The whole of a test module: ``main(registry.get('<tool>'))``."""
+    module = AnsibleModule(argument_spec=tool.argument_spec(), supports_check_mode=True)
+    run_test(module, tool, module.params)

@@ -1,0 +1,266 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""What every benchmark tool of the registry says about itself, and the test id grammar.
+
+A tool is described once, in ``module_utils/tools/<tool>.py``, by a subclass of
+:class:`Tool`: its ports, its tests, its options (type, default, range, whether
+they name the test), the client and server argv, how to read its version, the
+parse entry point and how several processes of one test combine. Suites,
+``bench_server``, the plan, the firewall openings, the runner and the docs read
+the tool from ``module_utils/registry.py``. Pure code: no I/O here.
+
+Test id grammar (docs/result-record.md), built only by :func:`test_id`::
+
+    <tool>/<test>[/<option>=<value>]...[/processes=<n>]/parallel=<n>
+
+``test`` is the record's normalized test name (tcp_stream, tcp_latency, ...);
+the options are those the tool marks ``in_id`` whose value differs from the
+default, sorted by name; floats print as ``%g``, booleans as ``true``.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import copy
+
+from ansible_collections.perflab.network.plugins.module_utils import common_args
+from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils import record as rec
+
+# where the tools role installs tools that come without a package
+INSTALL_DIR = process.INSTALL_DIR
+# per server host, pair k's servers listen on base + PORT_STRIDE * k (each tool's ports of
+# one pair, processes and data ports included, must fit in the stride)
+PORT_STRIDE = 24
+
+
+class Option(object):
+    """One tool option: its argument spec, range, the tests it applies to, whether it names the test."""
+
+    def __init__(self, kind, default=None, choices=None, low=None, high=None, tests=None, in_id=False,
+                 suite=True, description='', spec=None):
+        self.kind = kind
+        self.default = default
+        self.choices = choices
+        self.low = low
+        self.high = high
+        self.tests = tests
+        self.in_id = in_id
+        self.suite = suite
+        self.description = description
+        self.extra_spec = spec or {}
+
+    def spec(self):
+        spec = dict(self.extra_spec, type=self.kind)
+        if self.default is not None:
+            spec['default'] = self.default
+        if self.choices is not None:
+            spec['choices'] = list(self.choices)
+        return spec
+
+
+class Test(object):
+    """One test a tool's module takes: protocol, direction, the metric a report ranks it by."""
+
+    def __init__(self, protocol, direction, primary='throughput_mbps', record_test=None, flags=()):
+        self.protocol = protocol
+        self.direction = direction
+        self.primary = primary
+        self.record_test = record_test
+        self.flags = list(flags)
+
+
+def _id_value(value):
+    if value is True:
+        return 'true'
+    if isinstance(value, float):
+        return '%g' % value
+    return str(value)
+
+
+def test_id(tool, test, parallel=1, processes=1, options=None):
+    """The one test id of ``tool``'s normalized ``test`` (see the module docstring)."""
+    parts = [tool, test]
+    for key in sorted(options or {}):
+        parts.append('%s=%s' % (key, _id_value(options[key])))
+    if int(processes or 1) > 1:
+        parts.append('processes=%d' % int(processes))
+    parts.append('parallel=%d' % int(parallel or 1))
+    return '/'.join(parts)
+
+
+class Tool(object):
+    """A benchmark tool. Subclasses set the class attributes and override what differs."""
+
+    name = None               # registry key, the module's name, the record's `tool`
+    title = None              # the name reports print ("iPerf3")
+    client_executable = None  # what the client runs (found on PATH or in INSTALL_DIR)
+    server_executable = None  # what bench_server runs
+    default_port = None       # the (control) port of one server
+    tests = {}                # module test name -> Test
+    plan_tests = None         # the tests a plan can run (servers bench_server starts); None: all
+    options = {}              # option name -> Option (beside the common test arguments)
+    default_test = None
+    # metric -> combine rule where this tool's value means something else than METRICS says
+    combine_overrides = {}
+    # seconds on top of the duration for connecting and the end-of-test exchange
+    setup_s = 5
+    # prefix the error of process N of several with its port ("port 5202: ...")
+    one_server_per_process = True
+
+    # --- ports -----------------------------------------------------------------------
+    def servers_for(self, processes):
+        """How many servers (consecutive ports from the pair's port) a test of ``processes`` needs."""
+        return int(processes or 1) if self.one_server_per_process else 1
+
+    def process_port(self, params, index):
+        """The server port client process ``index`` (0-based) talks to."""
+        return (params.get('port') or self.default_port) + (index if self.one_server_per_process else 0)
+
+    def result_port(self, params, index):
+        """The port that names process ``index`` in the record's ``processes``."""
+        return self.process_port(params, index)
+
+    def pair_arguments(self, port):
+        """Module arguments a pair's plan adds for a server on ``port`` (netperf pins its data port)."""
+        return {'port': port}
+
+    def openings(self, port, count, processes=1, parallel=1):
+        """The firewall openings ``count`` servers from ``port`` need: [(first, last, protocol)]."""
+        return [(port, port + count - 1, 'tcp'), (port, port + count - 1, 'udp')]
+
+    def standalone_openings(self, settings):
+        """Openings for servers on the default port(s) outside a plan (the firewall role's tool table).
+
+        ``settings``: the firewall role's counts ({iperf3_ports, netperf_data_ports, nuttcp_streams}).
+        """
+        return self.openings(self.default_port, 1)
+
+    # --- options ---------------------------------------------------------------------
+    def argument_spec(self):
+        spec = common_args.common_argument_spec()
+        spec['test'] = dict(type='str', default=self.default_test, choices=sorted(self.tests))
+        for name, option in self.options.items():
+            spec[name] = option.spec()
+        spec['%s_path' % self.name] = dict(type='path')
+        return spec
+
+    def params_of(self, test, parallel=1, processes=1, options=None):
+        """A test's module parameters from a suite entry (option defaults filled in)."""
+        params = dict((name, option.default) for name, option in self.options.items())
+        params.update(options or {})
+        params.update(test=test, parallel=int(parallel or 1), processes=int(processes or 1))
+        return params
+
+    def option_type_errors(self, options):
+        """Problems converting a suite's ``options`` to the types the module takes (e.g. bitrate "1G")."""
+        from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+        spec = dict((name, self.options[name].spec()) for name in options if name in self.options)
+        for entry in spec.values():
+            entry.pop('default', None)
+        result = ArgumentSpecValidator(spec).validate(dict(options))
+        return ['%s option %s' % (self.name, error) for error in result.error_messages]
+
+    def suite_options(self):
+        return tuple(sorted(name for name, option in self.options.items() if option.suite))
+
+    def range_errors(self, params):
+        """The ranges the options declare (low, high), in option order."""
+        errors = []
+        for name, option in self.options.items():
+            value = params.get(name)
+            if option.low is None or value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            if not option.low <= value <= option.high:
+                errors.append('%s must be between %s and %s, got %s' % (name, option.low, option.high, value))
+        return errors
+
+    def option_errors(self, params):
+        """The tool's own cross-option checks (beyond range_errors)."""
+        return []
+
+    def errors(self, params):
+        return self.range_errors(params) + self.option_errors(params)
+
+    def given_options(self, params):
+        """The record's ``options``: the test and every tool option that is set (None left out)."""
+        options = {'test': params.get('test') or self.default_test}
+        for name in self.options:
+            if params.get(name) is not None:
+                options[name] = copy.deepcopy(params[name])
+        return options
+
+    def id_options(self, options):
+        """The options that name a test (``in_id``, set, not the default)."""
+        out = {}
+        for name, option in self.options.items():
+            value = (options or {}).get(name)
+            if option.in_id and value is not None and value is not False and value != option.default:
+                out[name] = value
+        return out
+
+    # --- what the test is ------------------------------------------------------------
+    def record_test(self, params):
+        """(normalized test, protocol, direction) of the record of a test with ``params``."""
+        test = self.tests[params.get('test') or self.default_test]
+        return test.record_test or (params.get('test') or self.default_test), test.protocol, test.direction
+
+    def primary(self, params):
+        return self.tests[params.get('test') or self.default_test].primary
+
+    def effective_parallel(self, params):
+        """The streams/threads the tool really runs (a tool version may ignore the option)."""
+        return int(params.get('parallel') or 1)
+
+    def test_id(self, params):
+        test = self.record_test(params)[0]
+        return test_id(self.name, test, self.effective_parallel(params), params.get('processes') or 1,
+                       self.id_options(params))
+
+    def test_id_of_record(self, record):
+        """The id of a record (of any schema), from its fields."""
+        processes = len(record.get('processes') or []) or 1
+        return test_id(self.name, record.get('test'), record.get('parallel') or 1, processes,
+                       self.id_options(record.get('options') or {}))
+
+    # --- running ---------------------------------------------------------------------
+    def version_argv(self, executable):
+        return [executable, '--version']
+
+    def parse_version(self, text):
+        raise NotImplementedError
+
+    def check_version(self, params, version, help_text):
+        """None, or why this installed version cannot run the test asked for."""
+        return None
+
+    def client_argv(self, params, executable, index=0):
+        raise NotImplementedError
+
+    def server_argv(self, executable, port, bind=None, idle_timeout=None):
+        raise NotImplementedError
+
+    def server_listen_address(self, bind):
+        """The address a server started with ``bind`` really listens on (None = all)."""
+        return bind
+
+    def timeout(self, params):
+        return common_args.effective_timeout(params, extra=self.setup_s)
+
+    def parse(self, params, proc, context):
+        """{'metrics': {name: value}, 'intervals': [...], 'version': str, 'error': str or None}."""
+        raise NotImplementedError
+
+    def combine(self, parsed, params):
+        """The record metrics of several processes (``parsed``: their parse results)."""
+        return rec.combine_metrics([result['metrics'] for result in parsed], self.combine_overrides)
+
+    def combine_intervals(self, parsed):
+        return rec.combine_intervals([result['intervals'] for result in parsed], self.combine_overrides)
+
+    def result_extra(self, params, parsed, module):
+        """Return values beside ``perflab_result`` (netperf's confidence); may warn through ``module``."""
+        return {}

@@ -1,0 +1,157 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""ethr: everything the collection knows about it (parser: parse_ethr)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible_collections.perflab.network.plugins.module_utils import parse_ethr
+from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool
+
+
+def _seconds(value):
+    """ethr durations are Go durations: "10s", "500ms"."""
+    if float(value) == int(value):
+        return '%ds' % int(value)
+    return '%dms' % int(round(float(value) * 1000))
+
+
+def no_http_message(version, protocols, refused=False):
+    what = 'the installed ethr%s has no HTTP test' % (' (%s)' % version if version else '')
+    if refused:
+        return what + ': it refuses -p http (its help still lists http; ethr 1.0 removed the HTTP tests)'
+    return what + ': its help lists only %s' % (', '.join(protocols) if protocols else 'no protocols')
+
+
+class Ethr(Tool):
+    name = 'ethr'
+    title = 'Ethr'
+    client_executable = 'ethr'
+    server_executable = 'ethr'
+    default_port = 8888
+    default_test = 'bandwidth'
+    # the module's test names (ethr's -t); record_test gives the normalized name
+    tests = {
+        'bandwidth': Test('tcp', 'client_to_server'),
+        'connections': Test('tcp', 'client_to_server', 'connections_per_s', record_test='connections'),
+        'latency': Test('tcp', 'bidirectional', 'latency_us_mean', record_test='tcp_latency'),
+        'packets': Test('udp', 'client_to_server', 'packets_per_s', record_test='packets'),
+        'http': Test('tcp', 'client_to_server', record_test='http_bandwidth'),
+    }
+    options = {
+        'protocol': Option('str', default='tcp', choices=['tcp', 'udp']),
+        'reverse': Option('bool', default=False),
+        'buffer_length': Option('int', tests=['bandwidth', 'http'], in_id=True),
+        'rate_mbps': Option('float', tests=['bandwidth', 'http'], in_id=True),
+        'iterations': Option('int', tests=['latency'], in_id=True),
+        'gap': Option('float', tests=['latency'], in_id=True),
+        'warmup': Option('int', in_id=True),
+        'decimal_precision': Option('int', choices=[1, 2], suite=False),
+    }
+    def effective_protocol(self, params):
+        if params['test'] == 'packets':
+            return 'udp'
+        if params['test'] in ('connections', 'latency', 'http'):
+            return 'tcp'
+        return params['protocol']
+
+    def record_test(self, params):
+        test = params.get('test') or self.default_test
+        spec = self.tests[test]
+        if test != 'bandwidth':
+            return spec.record_test, self.effective_protocol(params), spec.direction
+        if params.get('reverse'):
+            return 'tcp_maerts', 'tcp', 'server_to_client'
+        protocol = self.effective_protocol(params)
+        return ('udp_stream' if protocol == 'udp' else 'tcp_stream'), protocol, 'client_to_server'
+
+    def option_errors(self, params):
+        errors = []
+        test = params['test']
+        if params['protocol'] == 'udp' and test in ('connections', 'latency', 'http'):
+            errors.append('protocol udp applies to the bandwidth test only (ethr runs %s over TCP)' % test)
+        if params['reverse'] and (test != 'bandwidth' or params['protocol'] != 'tcp'):
+            errors.append('reverse applies to the TCP bandwidth test only')
+        if test not in ('bandwidth', 'http'):
+            for field in ('buffer_length', 'rate_mbps'):
+                if params.get(field) is not None:
+                    errors.append('%s applies to the bandwidth tests only, not %s' % (field, test))
+        if test != 'latency':
+            for field in ('iterations', 'gap'):
+                if params.get(field) is not None:
+                    errors.append('%s applies to the latency test only, not %s' % (field, test))
+        if test == 'latency' and (params.get('processes') or 1) > 1:
+            errors.append('processes must be 1 for the latency test')
+        limit = 65507 if self.effective_protocol(params) == 'udp' else 1 << 30
+        for field, low, high in (('buffer_length', 1, limit), ('iterations', 1, 100000000),
+                                 ('warmup', 0, 1000000)):
+            value = params.get(field)
+            if value is not None and not low <= value <= high:
+                errors.append('%s must be between %d and %d, got %d' % (field, low, high, value))
+        if params.get('rate_mbps') is not None and not 0 <= params['rate_mbps'] <= 1e7:
+            errors.append('rate_mbps must be between 0 and 10000000, got %s' % params['rate_mbps'])
+        if params.get('gap') is not None and not 0 <= params['gap'] <= 3600:
+            errors.append('gap must be between 0 and 3600 seconds, got %s' % params['gap'])
+        return errors
+
+    def version_argv(self, executable):
+        # ethr -h prints the version and what this build supports
+        return [executable, '-h']
+
+    def parse_version(self, text):
+        return parse_ethr.parse_version(text)
+
+    def check_version(self, params, version, help_text):
+        if params['test'] == 'http':
+            protocols = parse_ethr.help_protocols(help_text)
+            if 'http' not in protocols:
+                return no_http_message(version, protocols)
+        if params.get('decimal_precision') and not parse_ethr.help_has_flag(help_text, 'dp'):
+            return ('decimal_precision needs an ethr whose help lists -dp; %s does not'
+                    % (version or 'the installed ethr'))
+        return None
+
+    def client_argv(self, params, executable, index=0):
+        test = params['test']
+        argv = [executable, '-c', params['server'], '-port', '%d' % self.process_port(params, index),
+                '-t', parse_ethr.TESTS[test][0], '-p', 'http' if test == 'http' else self.effective_protocol(params),
+                '-n', '%d' % (params.get('parallel') or 1), '-d', _seconds(params['duration'])]
+        if params.get('bind'):
+            argv += ['-ip', params['bind']]
+        if params.get('reverse'):
+            argv.append('-r')
+        if params.get('buffer_length'):
+            argv += ['-l', '%d' % params['buffer_length']]
+        if params.get('rate_mbps'):
+            argv += ['-b', '%d' % int(round(params['rate_mbps'] * 1e6))]
+        if params.get('iterations'):
+            argv += ['-i', '%d' % params['iterations']]
+        if params.get('gap') is not None:
+            argv += ['-g', _seconds(params['gap'])]
+        if params.get('warmup') is not None:
+            argv += ['-w', '%d' % params['warmup']]
+        if params.get('decimal_precision'):
+            argv += ['-dp', '%d' % params['decimal_precision']]
+        # no ethrc.log in the working directory
+        argv.append('-no')
+        return argv
+
+    def server_argv(self, executable, port, bind=None, idle_timeout=None):
+        # -no: no ethrs.log in the working directory; output goes to our log
+        argv = [executable, '-s', '-port', str(port), '-no']
+        if bind:
+            argv += ['-ip', bind]
+        return argv
+
+    def parse(self, params, proc, context):
+        gap = params.get('gap') if params.get('gap') else 1.0
+        result = parse_ethr.parse_result(params['test'], proc.stdout + proc.stderr, proc.rc, gap_s=gap)
+        if params['test'] == 'http' and 'Invalid value "http"' in (result['error'] or ''):
+            result['error'] = no_http_message(context.get('version') or result['version'], [], refused=True)
+        return result
+
+
+TOOL = Ethr()

@@ -1,0 +1,121 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""iperf2 (2.1.x, Debian's package ``iperf``): everything the collection knows about it.
+
+Parser: parse_iperf2 (its docstring lists the quirks; fixtures and how they were
+captured: tests/unit/fixtures/iperf2/2.1.8/README.md). The client runs with
+enhanced text reports in decimal Kbit/s (``-e -f k -i 1``): the only form that
+has retransmits, the UDP server report, ``[SUM]`` lines and the MSS in use.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import ipaddress
+import re
+
+from ansible_collections.perflab.network.plugins.module_utils import common_args
+from ansible_collections.perflab.network.plugins.module_utils import parse_iperf2
+from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool
+
+# iperf2 reads k/m/g as 10^3 and K/M/G as 2^10 in -w and -l: our sizes are the same text as iperf3's
+SIZE_RE = re.compile(r'^[1-9][0-9]{0,9}[KMGkmg]?$')
+
+
+def _is_ipv6(address):
+    try:
+        return ipaddress.ip_address(address).version == 6
+    except ValueError:
+        return False
+
+
+class Iperf2(Tool):
+    name = 'iperf2'
+    title = 'iPerf2'
+    client_executable = 'iperf'
+    server_executable = 'iperf'
+    default_port = 5001
+    default_test = 'tcp_stream'
+    tests = {
+        'tcp_stream': Test('tcp', 'client_to_server'),
+        'tcp_maerts': Test('tcp', 'server_to_client', flags=['-R']),
+        # --full-duplex: both directions on one socket (-d/--dualtest needs the server to connect back)
+        'tcp_bidir': Test('tcp', 'bidirectional', flags=['--full-duplex']),
+        'udp_stream': Test('udp', 'client_to_server', flags=['-u']),
+    }
+    # bench_server starts iperf2's TCP server only: a UDP server is another process (iperf -s -u)
+    # and a 2.1.8 UDP server wedges after one test (no server report for the next client), so
+    # a plan does not run iperf2 UDP tests; the module runs them against a server of your own
+    plan_tests = ('tcp_stream', 'tcp_maerts', 'tcp_bidir')
+    options = {
+        'bitrate': Option('float', low=0, high=1000000, tests=['udp_stream'], in_id=True),
+        'mss': Option('int', low=88, high=9216, in_id=True),
+        'window': Option('str', in_id=True),
+        'length': Option('str', in_id=True),
+    }
+
+    def option_errors(self, params):
+        errors = []
+        test = params['test']
+        if test == 'udp_stream':
+            if params.get('bitrate') is None:
+                errors.append('bitrate (Mbit/s per stream) is required for udp_stream (iperf2 sends 1 Mbit/s '
+                              'without it)')
+        elif params.get('bitrate') is not None:
+            errors.append('bitrate applies to udp_stream only, not %s' % test)
+        if test == 'udp_stream' and params.get('mss') is not None:
+            errors.append('mss applies to the TCP tests only, not udp_stream')
+        for field in ('window', 'length'):
+            value = params.get(field)
+            if value is not None and not SIZE_RE.match(value):
+                errors.append('%s must be a positive number with an optional K, M or G suffix (e.g. 256K), got %r'
+                              % (field, value))
+        return errors
+
+    def version_argv(self, executable):
+        # iperf -v prints to stderr and exits 1
+        return [executable, '-v']
+
+    def parse_version(self, text):
+        return parse_iperf2.parse_version(text)
+
+    def client_argv(self, params, executable, index=0):
+        argv = [executable, '-c', params['server'], '-p', str(self.process_port(params, index)),
+                '-t', str(params['duration']), '-e', '-f', 'k', '-i', '1', '-P', str(params['parallel'])]
+        argv += self.tests[params['test']].flags
+        if params['test'] == 'udp_stream':
+            # per stream; lower-case m is 10^6 (M would be 2^20)
+            argv += ['-b', '%gm' % params['bitrate']]
+        if params.get('mss'):
+            argv += ['-M', str(params['mss'])]
+        if params.get('window'):
+            argv += ['-w', params['window']]
+        if params.get('length'):
+            argv += ['-l', params['length']]
+        if params.get('bind'):
+            argv += ['-B', params['bind']]
+        if common_args.is_ipv6(params['server']):
+            argv.append('-V')
+        return argv
+
+    def server_argv(self, executable, port, bind=None, idle_timeout=None):
+        # foreground (-D would fork away and lose the pid); iperf2 has no pidfile option
+        argv = [executable, '-s', '-p', str(port)]
+        if bind:
+            argv += ['-B', bind]
+            if _is_ipv6(bind):
+                argv.append('-V')
+        return argv
+
+    def parse(self, params, proc, context):
+        # iperf2 exits 0 on every client error: the parser judges stderr and what stdout lacks
+        parsed = parse_iperf2.parse(proc.stdout, proc.stderr, proc.rc, params['test'], duration=params['duration'])
+        if parsed.get('mss') and not parsed['error']:
+            parsed['metrics']['mss_bytes'] = float(parsed['mss'])
+        return parsed
+
+
+TOOL = Iperf2()

@@ -1,0 +1,133 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""iperf3: everything the collection knows about it (parser: parse_iperf3)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import re
+
+from ansible_collections.perflab.network.plugins.module_utils import parse_iperf3
+from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool
+from ansible_collections.perflab.network.plugins.module_utils.units import from_mbps
+
+SIZE_RE = re.compile(r'^[1-9][0-9]{0,9}[KMGkmg]?$')
+CONGESTION_RE = re.compile(r'^[a-z][a-z0-9_-]{0,15}$')
+
+
+class Iperf3(Tool):
+    name = 'iperf3'
+    title = 'iPerf3'
+    client_executable = 'iperf3'
+    server_executable = 'iperf3'
+    default_port = 5201
+    default_test = 'tcp_stream'
+    tests = {
+        'tcp_stream': Test('tcp', 'client_to_server'),
+        'tcp_maerts': Test('tcp', 'server_to_client', flags=['-R']),
+        'tcp_bidir': Test('tcp', 'bidirectional', flags=['--bidir']),
+        'udp_stream': Test('udp', 'client_to_server', flags=['-u']),
+    }
+    # in test_id order of the old module; the id sorts them anyway
+    options = {
+        'bitrate': Option('float', low=0, high=1000000, tests=['udp_stream'], in_id=True,
+                          description='Mbit/s per UDP stream (-b), 0 unlimited'),
+        'omit': Option('int', default=0, low=0, high=600, in_id=True),
+        'window': Option('str', in_id=True),
+        'mss': Option('int', low=88, high=9216, in_id=True),
+        'zerocopy': Option('bool', default=False, in_id=True),
+        'length': Option('str', in_id=True),
+        'connect_timeout': Option('int', low=1, high=600000),
+        'congestion': Option('str', in_id=True),
+    }
+
+    def standalone_openings(self, settings):
+        return self.openings(self.default_port, settings.get('iperf3_ports') or 1)
+
+    def option_errors(self, params):
+        errors = []
+        test = params['test']
+        if test == 'udp_stream':
+            if params.get('bitrate') is None:
+                errors.append('bitrate (Mbit/s per stream, 0 = unlimited) is required for udp_stream')
+            elif not 0 <= params['bitrate'] <= 1000000:
+                errors.append('bitrate must be between 0 and 1000000 Mbit/s, got %s' % params['bitrate'])
+        elif params.get('bitrate') is not None:
+            errors.append('bitrate applies to udp_stream only, not %s' % test)
+        if test == 'udp_stream' and params.get('mss') is not None:
+            errors.append('mss applies to the TCP tests only, not udp_stream')
+        for field in ('window', 'length'):
+            value = params.get(field)
+            if value is not None and not SIZE_RE.match(value):
+                errors.append('%s must be a positive number with an optional K, M or G suffix (e.g. 256K), got %r'
+                              % (field, value))
+        if params.get('congestion') is not None and not CONGESTION_RE.match(params['congestion']):
+            errors.append('congestion must be an algorithm name such as cubic or bbr (lower-case letters, digits, '
+                          '"_", "-"), got %r' % (params['congestion'],))
+        return errors
+
+    def range_errors(self, params):
+        # bitrate's range is checked with its unit in option_errors
+        return [error for error in Tool.range_errors(self, params) if not error.startswith('bitrate ')]
+
+    def parse_version(self, text):
+        return parse_iperf3.parse_version(text)
+
+    def check_version(self, params, version, help_text):
+        if params['test'] == 'tcp_bidir' and version and not parse_iperf3.supports_bidir(version):
+            return 'tcp_bidir needs iperf3 3.7 or later (--bidir); the installed iperf3 is %s' % version
+        return None
+
+    def client_argv(self, params, executable, index=0):
+        argv = [executable, '-c', params['server'], '-p', str(self.process_port(params, index)),
+                '-t', str(params['duration']), '-P', str(params['parallel']), '-J']
+        argv += self.tests[params['test']].flags
+        if params['test'] == 'udp_stream':
+            # bits/s, no suffix: unambiguous across iperf3 versions
+            argv += ['-b', '%d' % round(from_mbps(params['bitrate'], 'bits/s'))]
+        if params.get('omit'):
+            argv += ['-O', str(params['omit'])]
+        if params.get('window'):
+            argv += ['-w', params['window']]
+        if params.get('mss'):
+            argv += ['-M', str(params['mss'])]
+        if params.get('zerocopy'):
+            argv += ['-Z']
+        if params.get('length'):
+            argv += ['-l', params['length']]
+        if params.get('connect_timeout'):
+            argv += ['--connect-timeout', str(params['connect_timeout'])]
+        if params.get('congestion'):
+            argv += ['-C', params['congestion']]
+        if params.get('bind'):
+            argv += ['-B', params['bind']]
+        return argv
+
+    def server_argv(self, executable, port, bind=None, idle_timeout=None):
+        # foreground (no -D): bench_server keeps the pid and the process group
+        argv = [executable, '-s', '-p', str(port)]
+        if bind:
+            argv += ['-B', bind]
+        if idle_timeout:
+            # un-sticks a server left "busy" by a client that died mid-test
+            argv += ['--idle-timeout', str(idle_timeout)]
+        return argv
+
+    def timeout(self, params):
+        from ansible_collections.perflab.network.plugins.module_utils import common_args
+        return common_args.effective_timeout(params, extra=(params.get('omit') or 0) + self.setup_s)
+
+    def parse(self, params, proc, context):
+        parsed = parse_iperf3.parse(proc.stdout)
+        if parsed['error'] is None and proc.rc not in (0, None):
+            parsed['error'] = 'iperf3 exited with code %s' % proc.rc
+        if parsed['error'] and not proc.stdout.strip() and proc.stderr.strip():
+            # no JSON at all (bad option, crash): stderr says why
+            parsed['error'] = 'iperf3 exited with code %s: %s' % (proc.rc, proc.stderr.strip().splitlines()[0])
+        return parsed
+
+
+TOOL = Iperf3()

@@ -1,0 +1,139 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: bench_test
+short_description: Run one test of any benchmark tool of the collection and return a result record
+version_added: 0.2.0
+description:
+  - Runs one test of O(tool) exactly as the tool's own module (M(perflab.network.iperf3),
+    M(perflab.network.netperf), M(perflab.network.nuttcp), M(perflab.network.ethr)) would with the
+    same arguments, with the tool's options given as one mapping O(options). The same runner, argv,
+    parser and test id serve both.
+  - The benchmark role runs every test of a plan through this module, so a plan item's options reach
+    the tool unchanged whatever the tool; ad hoc, the tool's own module documents each option.
+  - Changes nothing on the host.
+author:
+  - perflab.network contributors (@perflab)
+extends_documentation_fragment:
+  - perflab.network.test_common
+  - perflab.network.attributes
+  - perflab.network.attributes.info_module
+  - perflab.network.attributes.platform
+attributes:
+  platform:
+    platforms: posix
+options:
+  tool:
+    description: The tool (a name of the collection's tool registry).
+    type: str
+    required: true
+    choices: [ethr, iperf2, iperf3, netperf, nuttcp]
+  test:
+    description:
+      - The test, as the tool's module names it (for example V(tcp_stream), V(tcp_rr), V(latency)).
+        Default the tool's default test.
+    type: str
+  options:
+    description:
+      - "The tool's options, each as the tool's module takes it (for example C({bitrate: 100}) for
+        iperf3 UDP, C({request_size: 64}) for netperf). An unknown option or a wrong type is refused
+        before anything runs." 
+    type: dict
+    default: {}
+  path:
+    description: Path of the tool's client executable (what O(tool)'s module calls C(<tool>_path)).
+    type: path
+seealso:
+  - module: perflab.network.iperf3
+  - module: perflab.network.netperf
+  - module: perflab.network.nuttcp
+  - module: perflab.network.ethr
+  - module: perflab.network.bench_server
+'''
+
+EXAMPLES = r'''
+- name: The iperf3 UDP test of a plan item
+  perflab.network.bench_test:
+    tool: iperf3
+    test: udp_stream
+    server: 10.213.1.11
+    parallel: 2
+    options: {bitrate: 100}
+
+- name: netperf TCP_RR with 64-byte transactions
+  perflab.network.bench_test:
+    tool: netperf
+    test: tcp_rr
+    server: 10.213.1.11
+    options: {request_size: 64, response_size: 64}
+'''
+
+RETURN = r'''
+perflab_result:
+  description:
+    - One C(perflab.result/2) record in a list, as the tool's module returns it (see docs/result-record.md).
+  returned: always
+  type: list
+  elements: dict
+confidence:
+  description: netperf only, with O(options.confidence) set; see M(perflab.network.netperf).
+  returned: when netperf ran with confidence
+  type: list
+  elements: dict
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.perflab.network.plugins.module_utils import common_args
+from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import runner
+
+
+def argument_spec():
+    spec = common_args.common_argument_spec()
+    spec.update(
+        tool=dict(type='str', required=True, choices=list(registry.NAMES)),
+        test=dict(type='str'),
+        options=dict(type='dict', default={}),
+        path=dict(type='path'),
+    )
+    return spec
+
+
+def tool_params(tool, params):
+    """The tool module's parameters: common ones, test, options; (params, errors)."""
+    spec = tool.argument_spec()
+    given = dict((key, value) for key, value in params.items()
+                 if key in common_args.TEST_COMMON_ARGS and value is not None)
+    unknown = sorted(set(params['options']) - set(tool.options))
+    if unknown:
+        return None, ['%s has no option %s (its options: %s)' % (tool.name, ', '.join(unknown),
+                                                                  ', '.join(sorted(tool.options)))]
+    given.update(params['options'])
+    given['test'] = params.get('test') or tool.default_test
+    if params.get('path'):
+        given['%s_path' % tool.name] = params['path']
+    result = ArgumentSpecValidator(spec).validate(given)
+    return result.validated_parameters, list(result.error_messages)
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    tool = registry.get(module.params['tool'])
+    params, errors = tool_params(tool, module.params)
+    if errors:
+        module.fail_json(msg='; '.join(errors))
+    runner.run_test(module, tool, params)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,144 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The tool registry is the one place for each tool: ids, ports, docs and the roles agree with it."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import glob
+import os
+import re
+
+import pytest
+import yaml
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils import record as rec
+from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import suite as suites
+from ansible_collections.perflab.network.plugins.module_utils.tool import PORT_STRIDE
+from ansible_collections.perflab.network.plugins.module_utils.tool import test_id as make_test_id
+from ansible_collections.perflab.network.plugins.modules import bench_test
+from ansible_collections.perflab.network.plugins.modules import benchmark_plan
+
+ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..')
+SUITES = sorted(glob.glob(os.path.join(ROOT, 'roles', 'benchmark', 'files', 'suites', '*.yml')))
+
+
+def load_yaml(*parts):
+    with open(os.path.join(ROOT, *parts)) as handle:
+        return yaml.safe_load(handle)
+
+
+def suite_tests():
+    for path in SUITES:
+        with open(path) as handle:
+            for test in suites.expand_suite(yaml.safe_load(handle)):
+                yield os.path.basename(path), test
+
+
+def adhoc_params(tool, test):
+    """What the tool's own module gets when a user passes the suite entry's test and options ad hoc."""
+    given = dict(test['options'], server='10.0.0.2', test=test['test'], parallel=test['parallel'],
+                 processes=test['processes'])
+    result = ArgumentSpecValidator(tool.argument_spec()).validate(given)
+    assert not result.error_messages
+    return result.validated_parameters
+
+
+def test_grammar():
+    assert make_test_id('iperf3', 'udp_stream', 5, 1, {'bitrate': 1000.0}) == 'iperf3/udp_stream/bitrate=1000/parallel=5'
+    assert make_test_id('netperf', 'tcp_stream', 1, 4, {}) == 'netperf/tcp_stream/processes=4/parallel=1'
+    assert make_test_id('iperf3', 'tcp_stream', 1, 1, {'zerocopy': True, 'omit': 2}) == \
+        'iperf3/tcp_stream/omit=2/zerocopy=true/parallel=1'
+
+
+@pytest.mark.parametrize('suite_name, test', list(suite_tests()), ids=lambda v: v if isinstance(v, str) else v['test_id'])
+def test_a_suite_test_has_the_id_the_module_gives_it_ad_hoc(suite_name, test):
+    tool = registry.get(test['tool'])
+    assert tool.test_id(adhoc_params(tool, test)) == test['test_id']
+    # and what the benchmark role runs (bench_test with the plan item's options)
+    params, errors = bench_test.tool_params(tool, dict(
+        server='10.0.0.2', test=test['test'], parallel=test['parallel'], processes=test['processes'],
+        options=test['options'], path=None))
+    assert errors == []
+    assert tool.test_id(params) == test['test_id']
+
+
+@pytest.mark.parametrize('suite_name, test', list(suite_tests()), ids=lambda v: v if isinstance(v, str) else v['test_id'])
+def test_a_plan_skipped_record_names_the_test_as_a_run_would(suite_name, test):
+    tool = registry.get(test['tool'])
+    item = dict(test, config='stock', repetition=1, client='lab2', server='lab1', server_address='10.0.0.1',
+                client_address='10.0.0.2', client_interface='data0')
+    skipped = benchmark_plan.skipped_record(item, 'R1', suite_name, 'not installed')
+    ran_test, protocol, direction = tool.record_test(adhoc_params(tool, test))
+    assert (skipped['test_id'], skipped['test'], skipped['protocol'], skipped['direction']) == \
+        (test['test_id'], ran_test, protocol, direction)
+    # built on the controller: none of the controller's host facts
+    assert skipped['client']['mtu'] is None and skipped['server']['mtu'] is None
+    # a record's id rebuilt from its fields (how a perflab.result/1 record is matched on resume)
+    assert tool.test_id_of_record(dict(skipped, processes=[{}] * test['processes'] if test['processes'] > 1 else None)) \
+        == test['test_id']
+
+
+def test_resume_matches_a_schema_1_record_by_its_rebuilt_id():
+    old = {'schema': 'perflab.result/1', 'tool': 'ethr', 'test': 'tcp_latency', 'parallel': 8, 'processes': None,
+           'options': {'test': 'latency', 'protocol': 'tcp', 'reverse': False, 'iterations': None},
+           'test_id': 'ethr/latency/protocol=tcp/parallel=8'}
+    assert suites.current_test_id(old) == 'ethr/tcp_latency/parallel=8'
+    assert suites.current_test_id(dict(old, schema=rec.SCHEMA, test_id='kept')) == 'kept'
+
+
+def test_every_tool_fits_its_ports_in_the_pair_stride():
+    for tool in registry.TOOLS.values():
+        # the most a pair uses: the largest process count the modules take, one stream each
+        for first, last, _protocol in tool.openings(tool.default_port, tool.servers_for(12), 12, 1):
+            assert tool.default_port <= first <= last < tool.default_port + PORT_STRIDE, tool.name
+
+
+def test_module_docs_list_the_registry():
+    for name, tool in registry.TOOLS.items():
+        module = __import__('ansible_collections.perflab.network.plugins.modules.%s' % name, fromlist=['DOCUMENTATION'])
+        doc = yaml.safe_load(module.DOCUMENTATION)
+        assert sorted(doc['options']['test']['choices']) == sorted(tool.tests), name
+        assert doc['options']['test']['default'] == tool.default_test
+        documented = set(doc['options']) - {'test', '%s_path' % name}
+        assert set(tool.options) <= documented, name
+    for module in ('bench_server', 'bench_test'):
+        mod = __import__('ansible_collections.perflab.network.plugins.modules.%s' % module, fromlist=['DOCUMENTATION'])
+        doc = yaml.safe_load(mod.DOCUMENTATION)
+        assert sorted(doc['options']['tool']['choices']) == list(registry.NAMES), module
+
+
+def test_where_the_tools_role_installs_is_where_every_module_looks():
+    defaults = load_yaml('roles', 'tools', 'defaults', 'main.yml')
+    assert defaults['tools_prefix'] + '/bin' == process.INSTALL_DIR
+    assert process.INSTALL_DIR in process.EXTRA_BIN_DIRS
+    assert process.INSTALL_DIR in load_yaml('roles', 'benchmark', 'defaults', 'main.yml')['benchmark_tool_paths']
+
+
+def test_a_default_port_is_written_only_in_its_tool_file():
+    """Code and role data carry no tool's default port: they ask the registry (docs may quote them)."""
+    ports = [str(tool.default_port) for tool in registry.TOOLS.values()]
+    pattern = re.compile(r'(?<![0-9.])(%s)(?![0-9])' % '|'.join(ports))
+    offenders = []
+    code = glob.glob(os.path.join(ROOT, 'plugins', '**', '*.py'), recursive=True)
+    data = [path for part in ('tasks', 'vars', 'defaults') for path in
+            glob.glob(os.path.join(ROOT, 'roles', '*', part, '*.yml'))] + glob.glob(os.path.join(ROOT, 'playbooks', '**', '*.yml'),
+                                                                                 recursive=True)
+    for path in code + data:
+        if os.sep + 'tools' + os.sep in path and path.endswith('.py'):
+            continue
+        with open(path) as handle:
+            text = handle.read()
+        if path.endswith('.py'):
+            # documentation strings may quote the defaults
+            text = re.sub(r"(DOCUMENTATION|EXAMPLES|RETURN) = r'''.*?'''", '', text, flags=re.S)
+            text = re.sub(r'""".*?"""', '', text, flags=re.S)
+        for number, line in enumerate(text.splitlines(), 1):
+            code_part = line.split('#', 1)[0]
+            if pattern.search(code_part):
+                offenders.append('%s:%d: %s' % (os.path.relpath(path, ROOT), number, line.strip()))
+    assert offenders == []
