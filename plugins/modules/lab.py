@@ -140,7 +140,12 @@ lab:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.perflab.network.plugins.module_utils import lab
+from ansible_collections.perflab.network.plugins.module_utils.lab import down as lab_down, status as lab_status, up as lab_up
+from ansible_collections.perflab.network.plugins.module_utils.lab_base import base_ready
+from ansible_collections.perflab.network.plugins.module_utils.lab_mgmt import mgmt_present
+from ansible_collections.perflab.network.plugins.module_utils.lab_preflight import preflight
+from ansible_collections.perflab.network.plugins.module_utils.lab_spec import LabSpec, saved_spec, spec_summary
+from ansible_collections.perflab.network.plugins.module_utils.lab_util import LabError
 
 PUBLIC_HOST_KEYS = ('name', 'netns', 'mgmt_address', 'mgmt_interface', 'data_address', 'data_prefix',
                     'data_interface', 'mtu', 'running')
@@ -166,36 +171,36 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
-    spec = lab.LabSpec(name=p['name'], hosts=p['hosts'], host_prefix=p['host_prefix'],
-                       mgmt_subnet=p['mgmt_subnet'], data_subnet=p['data_subnet'], mtu=p['mtu'],
-                       offloads=p['offloads'], rate_mbit=p['rate_mbit'], shaper=p['shaper'],
-                       suite=p['debian_suite'], mirror=p['debian_mirror'], extra_packages=p['extra_packages'])
-    result = dict(changed=False, key_file=spec.key_file, lab=lab.spec_summary(spec))
+    spec = LabSpec(name=p['name'], hosts=p['hosts'], host_prefix=p['host_prefix'],
+                   mgmt_subnet=p['mgmt_subnet'], data_subnet=p['data_subnet'], mtu=p['mtu'],
+                   offloads=p['offloads'], rate_mbit=p['rate_mbit'], shaper=p['shaper'],
+                   suite=p['debian_suite'], mirror=p['debian_mirror'], extra_packages=p['extra_packages'])
+    result = dict(changed=False, key_file=spec.key_file, lab=spec_summary(spec))
     try:
         if p['state'] == 'absent':
             if os.geteuid() != 0:
                 module.fail_json(msg='the lab must be removed as root', **result)
             if module.check_mode:
-                result['changed'] = bool(lab.saved_spec(spec)) or lab.mgmt_present(spec)
+                result['changed'] = bool(saved_spec(spec)) or mgmt_present(spec)
             else:
-                result['changed'] = lab.down(spec)
+                result['changed'] = lab_down(spec)
             result['hosts'] = []
             module.exit_json(**result)
 
-        problems = lab.preflight(spec, need_base=not lab.base_ready(spec))
+        problems = preflight(spec, need_base=not base_ready(spec))
         if problems:
             module.fail_json(msg='the lab cannot be built: ' + '; '.join(problems), problems=problems, **result)
         if p['state'] == 'status' or module.check_mode:
-            hosts = lab.status(spec)
+            hosts = lab_status(spec)
             result['changed'] = p['state'] == 'present' and not all(h['running'] for h in hosts)
         else:
-            result['changed'], hosts = lab.up(spec, log=module.log)
-            hosts = lab.status(spec)
+            result['changed'], hosts = lab_up(spec, log=module.log)
+            hosts = lab_status(spec)
             down = [h['name'] for h in hosts if not h['running']]
             if down:
                 module.fail_json(msg='lab hosts not reachable after start: %s' % ', '.join(down), **result)
         result['hosts'] = [dict((k, h[k]) for k in PUBLIC_HOST_KEYS) for h in hosts]
-    except lab.LabError as exc:
+    except LabError as exc:
         module.fail_json(msg=str(exc), **result)
     module.exit_json(**result)
 
