@@ -1,7 +1,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """roles/tools on every OS of the study, checked without those OSes.
 
-The role's own plan tasks (``tasks_from: plan``: argument spec, supported-OS check, first-found
+The role's own plan tasks (``tasks_from: plan``: argument spec, supported-OS check, layered per-OS
 vars, the resolution of each tool to a package, repository, source build or release) run in
 one ansible-playbook call against one inventory host per fact fixture (tests/unit/fixtures/facts,
 see its README) and per error case. Nothing runs on a managed host: the fixture's facts are
@@ -52,28 +52,28 @@ FREEBSD = {'iperf3': ('package', None), 'netperf': ('package', None),
 WINDOWS = {'iperf3': ('package', None), 'netperf': ('unavailable', None),
            'nuttcp': ('release_binary', None), 'ethr': ('release_zip', None)}
 
-# fixture -> (expected vars file, expected plan)
+# fixture -> (the vars layers loaded over vars/main.yml, in order; expected plan)
 SUPPORTED = {
-    'debian-9': ('Debian.yml', DEBIAN),
-    'debian-12': ('Debian.yml', DEBIAN),
-    'ubuntu-18.04': ('Ubuntu.yml', UBUNTU),
-    'ubuntu-18.10': ('Ubuntu.yml', UBUNTU),
-    'ubuntu-22.04': ('Ubuntu.yml', UBUNTU),
-    'ubuntu-24.04': ('Ubuntu.yml', UBUNTU),
-    'centos-7': ('CentOS-7.yml', EL),
-    'scientific-7': ('Scientific-7.yml', EL),
-    'redhat-7': ('RedHat-7.yml', EL),
-    'redhat-8': ('RedHat.yml', EL),
-    'redhat-9': ('RedHat.yml', EL),
-    'rocky-8': ('RedHat.yml', EL),
-    'rocky-9': ('RedHat.yml', EL),
-    'almalinux-8': ('RedHat.yml', EL),
-    'almalinux-9': ('RedHat.yml', EL),
-    'fedora-29': ('Fedora.yml', FEDORA),
-    'fedora-41': ('Fedora.yml', FEDORA),
-    'clearlinux': ('ClearLinux.yml', CLEAR),
-    'freebsd-12': ('FreeBSD.yml', FREEBSD),
-    'windows-2019': ('Windows.yml', WINDOWS),
+    'debian-9': (['Debian.yml'], DEBIAN),
+    'debian-12': (['Debian.yml'], DEBIAN),
+    'ubuntu-18.04': (['Debian.yml', 'Ubuntu.yml'], UBUNTU),
+    'ubuntu-18.10': (['Debian.yml', 'Ubuntu.yml'], UBUNTU),
+    'ubuntu-22.04': (['Debian.yml', 'Ubuntu.yml'], UBUNTU),
+    'ubuntu-24.04': (['Debian.yml', 'Ubuntu.yml'], UBUNTU),
+    'centos-7': (['RedHat.yml', 'RedHat_7.yml'], EL),
+    'scientific-7': (['RedHat.yml', 'RedHat_7.yml', 'Scientific_7.yml'], EL),
+    'redhat-7': (['RedHat.yml', 'RedHat_7.yml'], EL),
+    'redhat-8': (['RedHat.yml'], EL),
+    'redhat-9': (['RedHat.yml'], EL),
+    'rocky-8': (['RedHat.yml'], EL),
+    'rocky-9': (['RedHat.yml'], EL),
+    'almalinux-8': (['RedHat.yml'], EL),
+    'almalinux-9': (['RedHat.yml'], EL),
+    'fedora-29': (['RedHat.yml', 'Fedora.yml'], FEDORA),
+    'fedora-41': (['RedHat.yml', 'Fedora.yml'], FEDORA),
+    'clearlinux': (['ClearLinux.yml'], CLEAR),
+    'freebsd-12': (['FreeBSD.yml'], FREEBSD),
+    'windows-2019': (['Windows.yml'], WINDOWS),
 }
 
 # Windows has no netperf, and nuttcp there needs a release build the user names.
@@ -156,7 +156,10 @@ PLAYBOOK = '''---
           vars:
             plan:
               failed: false
-              vars_file: "{{ __tools_vars_file | basename }}"
+              vars_layers: >-
+                {{ __tools_vars_loaded.results | selectattr('ansible_included_var_files', 'defined')
+                   | map(attribute='__tools_vars_layer') | list }}
+              plan_table: "{{ __tools_plan }}"
               setup_family: "{{ __tools_setup_family }}"
               platform: "{{ __tools_platform }}"
               resolved: "{{ __tools_resolved }}"
@@ -252,10 +255,10 @@ def test_fact_fixture_agrees_with_ansible_core(path):
 
 @pytest.mark.parametrize('name', sorted(SUPPORTED))
 def test_plan_is_complete(plans, name):
-    vars_file, expected = SUPPORTED[name]
+    vars_layers, expected = SUPPORTED[name]
     plan = plans[name]
     assert not plan['failed'], plan.get('msg')
-    assert plan['vars_file'] == vars_file
+    assert plan['vars_layers'] == vars_layers
     assert (ROLE / 'tasks' / ('setup-%s.yml' % plan['setup_family'])).exists()
     resolved = {entry['tool']: entry for entry in plan['resolved']}
     wanted = WINDOWS_VARS['tools_list'] if name.startswith('windows') else TOOLS
@@ -293,20 +296,25 @@ def test_plan_is_complete(plans, name):
     assert plan['installed_query'] or plan['platform'] == 'windows'
 
 
-def test_unavailable_is_exactly_what_tools_md_says():
+def test_unavailable_is_exactly_what_tools_md_says(plans):
     """No tool silently lacks a source: the only gaps are FreeBSD's ethr and Windows' netperf."""
-    data = {f.name: yaml.safe_load(f.read_text()) for f in (ROLE / 'vars').glob('*.yml') if f.name != 'main.yml'}
-    declared = {(name, tool) for name, d in data.items() for tool, e in d['__tools_plan'].items() if e['method'] == 'unavailable'}
-    assert declared == {('FreeBSD.yml', 'ethr'), ('Windows.yml', 'netperf')}
-    for name, d in data.items():
-        assert sorted(d['__tools_plan']) == sorted(TOOLS), name
-        for tool, entry in d['__tools_plan'].items():
+    declared = {(name, tool) for name in SUPPORTED for tool, e in plans[name]['plan_table'].items()
+                if e['method'] == 'unavailable'}
+    assert declared == {('freebsd-12', 'ethr'), ('windows-2019', 'netperf')}
+    for name in SUPPORTED:
+        table = plans[name]['plan_table']
+        assert sorted(table) == sorted(TOOLS), name
+        for tool, entry in table.items():
             assert entry['method'] in ('package', 'source', 'release_zip', 'release_binary', 'unavailable'), (name, tool)
             assert entry['method'] != 'unavailable' or entry['reason'], (name, tool)
+    # every file that has a plan has it for every tool
+    for path in (ROLE / 'vars').glob('*.yml'):
+        table = (yaml.safe_load(path.read_text()) or {}).get('__tools_plan')
+        assert table is None or sorted(table) == sorted(TOOLS), path.name
 
 
 def test_every_vars_file_is_reached_by_a_fixture(plans):
-    used = {SUPPORTED[name][0] for name in SUPPORTED}
+    used = {layer for name in SUPPORTED for layer in SUPPORTED[name][0]}
     present = {f.name for f in (ROLE / 'vars').glob('*.yml')} - {'main.yml'}
     assert present == used
 
