@@ -27,7 +27,7 @@ ENTRY_KEYS = ('tool', 'test', 'parallel', 'processes', 'duration', 'repetitions'
 SUITE_KEYS = ('name', 'description', 'defaults', 'tests', 'source')
 LIMITS = {'duration': (1, 3600), 'repetitions': (1, 100), 'parallel': (1, 128), 'processes': (1, 12)}
 # per server host, pair k's servers listen on base + PORT_STRIDE * k
-PORT_BASE = dict((name, tool.default_port) for name, tool in registry.TOOLS.items())
+PORT_BASE = dict((name, tool.plan_base()) for name, tool in registry.TOOLS.items())
 MAX_PAIRS_PER_SERVER = 8
 # seconds a test costs beyond its duration (connect, warm-up, one SSH round trip)
 TEST_OVERHEAD_S = 2

@@ -100,6 +100,7 @@ class Tool(object):
     client_executable = None  # what the client runs (found on PATH or in INSTALL_DIR)
     server_executable = None  # what bench_server runs
     default_port = None       # the (control) port of one server
+    plan_port = None          # pair 0's port in a plan (None: default_port); pair k's is plan_port + PORT_STRIDE * k
     tests = {}                # module test name -> Test
     plan_tests = None         # the tests a plan can run (servers bench_server starts); None: all
     options = {}              # option name -> Option (beside the common test arguments)
@@ -112,6 +113,9 @@ class Tool(object):
     one_server_per_process = True
 
     # --- ports -----------------------------------------------------------------------
+    def plan_base(self):
+        return self.plan_port or self.default_port
+
     def servers_for(self, processes):
         """How many servers (consecutive ports from the pair's port) a test of ``processes`` needs."""
         return int(processes or 1) if self.one_server_per_process else 1

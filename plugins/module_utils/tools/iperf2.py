@@ -38,6 +38,9 @@ class Iperf2(Tool):
     client_executable = 'iperf'
     server_executable = 'iperf'
     default_port = 5001
+    # in a plan: iperf2's own 5001 is nuttcp's data port (nuttcp 6 pair 0: control 5000, data 5001),
+    # so a plan puts iperf2 after the ports iperf3's pairs use (5201 + 24 x 8)
+    plan_port = 5401
     default_test = 'tcp_stream'
     tests = {
         'tcp_stream': Test('tcp', 'client_to_server'),

@@ -167,7 +167,7 @@ def test_records_without_run_id_get_the_callbacks_and_junk_is_not_stored(tmp_pat
     warnings = ' '.join(callback._display.warnings)
     assert 'not a mapping' in warnings
     assert "no perflab schema ('x/1')" in warnings
-    assert "'perflab.result/2' is not supported" in warnings
+    assert "'perflab.result/9' is not supported" in warnings
 
 
 def test_progress_lines_with_and_without_a_plan(tmp_path):

@@ -98,6 +98,17 @@ def test_every_tool_fits_its_ports_in_the_pair_stride():
             assert tool.default_port <= first <= last < tool.default_port + PORT_STRIDE, tool.name
 
 
+def test_the_tools_port_windows_of_a_plan_do_not_overlap():
+    """Every port any pair of any tool can use on a server host belongs to that tool alone."""
+    owner = {}
+    for tool in registry.TOOLS.values():
+        for k in range(suites.MAX_PAIRS_PER_SERVER):
+            base = tool.plan_base() + PORT_STRIDE * k
+            for first, last, protocol in tool.openings(base, tool.servers_for(12), 12, 1):
+                for port in range(first, last + 1):
+                    assert owner.setdefault((port, protocol), tool.name) == tool.name, (port, protocol, tool.name)
+
+
 def test_module_docs_list_the_registry():
     for name, tool in registry.TOOLS.items():
         module = __import__('ansible_collections.perflab.network.plugins.modules.%s' % name, fromlist=['DOCUMENTATION'])

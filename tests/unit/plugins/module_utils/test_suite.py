@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from ansible_collections.perflab.network.plugins.module_utils import suite as s
+from ansible_collections.perflab.network.plugins.module_utils import registry
 
 SUITES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles', 'benchmark', 'files', 'suites')
 
@@ -57,7 +58,7 @@ def test_osv_netperf_is_30s_five_runs():
 
 def test_quick_has_every_tool_and_short_tests():
     tests = s.expand_suite(load('quick'))
-    assert {t['tool'] for t in tests} == {'iperf3', 'netperf', 'nuttcp', 'ethr'}
+    assert {t['tool'] for t in tests} == set(registry.NAMES) == {'iperf3', 'iperf2', 'netperf', 'nuttcp', 'ethr'}
     assert max(t['duration'] for t in tests) <= 5
 
 
@@ -73,7 +74,7 @@ def test_overrides_apply_to_every_test():
     ({'name': 'x', 'tests': [{'tool': 'ping', 'test': 'x'}]}, {}, "unknown tool 'ping'"),
     ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_rr'}]}, {}, "unknown iperf3 test 'tcp_rr'"),
     ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'parallel': 0}]}, {}, 'parallel must be from 1 to 128'),
-    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'options': {'bitrate': 10}}]}, {}, 'bitrate is for UDP'),
+    ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'options': {'bitrate': 10}}]}, {}, 'bitrate applies to udp_stream only, not tcp_stream'),
     ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'options': {'rm': 1}}]}, {}, "unknown iperf3 option 'rm'"),
     ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'bogus': 1}]}, {}, "unknown key 'bogus'"),
     ({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}]}, {'duration': 0}, 'duration must be from 1 to 3600'),
@@ -108,8 +109,8 @@ def test_bad_suite_names_say_what_a_suite_may_be(name, start):
 def test_pairs_from_groups_with_peers_and_ports_per_server_index():
     pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2', 'lab3'])
     assert [(p['name'], p['index']) for p in pairs] == [('lab2->lab1', 0), ('lab3->lab1', 1)]
-    assert pairs[0]['ports'] == {'iperf3': 5201, 'netperf': 12865, 'nuttcp': 5000, 'ethr': 8888}
-    assert pairs[1]['ports'] == {'iperf3': 5225, 'netperf': 12889, 'nuttcp': 5024, 'ethr': 8912}
+    assert pairs[0]['ports'] == {'iperf3': 5201, 'iperf2': 5401, 'netperf': 12865, 'nuttcp': 5000, 'ethr': 8888}
+    assert pairs[1]['ports'] == {'iperf3': 5225, 'iperf2': 5425, 'netperf': 12889, 'nuttcp': 5024, 'ethr': 8912}
     assert pairs[0]['server_address'] == '10.0.1.11' and pairs[0]['client_address'] == '10.0.1.12'
 
 
@@ -160,11 +161,26 @@ def test_servers_needed_and_expected_duration():
     items = s.build_plan(tests, pairs, {})[0]
     servers = s.servers_needed(items, pairs)
     assert [(x['pair'], x['tool'], x['port']) for x in servers if x['pair'] == 'lab3->lab1'] == [
-        ('lab3->lab1', 'ethr', 8912), ('lab3->lab1', 'iperf3', 5225), ('lab3->lab1', 'netperf', 12889),
-        ('lab3->lab1', 'nuttcp', 5024)]
+        ('lab3->lab1', 'ethr', 8912), ('lab3->lab1', 'iperf2', 5425), ('lab3->lab1', 'iperf3', 5225),
+        ('lab3->lab1', 'netperf', 12889), ('lab3->lab1', 'nuttcp', 5024)]
     for server in servers:
         assert server['bench_server'] == {'tool': server['tool'], 'bind': server['server_address'],
                                           'port': server['port'], 'count': server['count']}
+    # the firewall openings of each server: exactly its ports, scoped to the pair's client
+    lab3 = dict((x['tool'], x['openings']) for x in servers if x['pair'] == 'lab3->lab1')
+    assert lab3['iperf3'] == [{'port': 5225, 'end_port': 5225, 'protocol': 'tcp'},
+                              {'port': 5225, 'end_port': 5225, 'protocol': 'udp'}]
+    assert lab3['netperf'] == [{'port': 12889, 'end_port': 12889, 'protocol': 'tcp'},
+                               {'port': 12890, 'end_port': 12890, 'protocol': 'tcp'},
+                               {'port': 12890, 'end_port': 12890, 'protocol': 'udp'}]
+    assert lab3['nuttcp'] == [{'port': 5024, 'end_port': 5024, 'protocol': 'tcp'},
+                              {'port': 5025, 'end_port': 5025, 'protocol': 'tcp'},
+                              {'port': 5025, 'end_port': 5025, 'protocol': 'udp'}]
+    openings = s.firewall_openings(servers)
+    assert list(openings) == ['lab1']
+    assert {'peer': '10.0.1.13', 'port': 5225, 'end_port': 5225, 'protocol': 'udp'} in openings['lab1']
+    assert all(rule['peer'] in ('10.0.1.12', '10.0.1.13') for rule in openings['lab1'])
+    assert len(openings['lab1']) == len(set(tuple(sorted(rule.items())) for rule in openings['lab1']))
     per_pair = sum(t['duration'] + s.TEST_OVERHEAD_S for t in tests)
     assert s.expected_duration(items) == per_pair
     assert s.expected_duration(items, parallel_pairs=False) == 2 * per_pair
