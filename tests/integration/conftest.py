@@ -10,9 +10,20 @@
 Each lab is brought up once per test session (labs with the same name are
 shared) and brought down at the end of the session, on every path. Give each
 test module its own lab name and subnets so modules can run side by side.
+
+Tests of a role (or module) in bare network namespaces, without a lab:
+
+    def test_y(make_netns):
+        a, b = make_netns('h9a'), make_netns('h9b')   # leftovers of the names removed first
+        subprocess.run(['ip', '-n', a, 'link', 'add', ...], check=True)
+
+Every namespace made by ``make_netns`` is deleted when the test ends, on every path.
+The role tests of tests/integration/roles/ run ansible-playbook (connection
+local, some inside such namespaces); they skip without root where they need it.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -145,6 +156,49 @@ def lab_factory():
     for lab in labs.values():
         res = lab.down()
         assert res.rc == 0, 'lab %s did not come down: %s' % (lab.name, res.stdout[-2000:])
+
+
+def _netns_problem():
+    if os.geteuid() != 0:
+        return 'network namespaces need root'
+    if not shutil.which('ip'):
+        return 'ip (iproute2) is not installed'
+    return None
+
+
+def netns_names():
+    out = subprocess.run(['ip', '-j', 'netns', 'list'], capture_output=True, text=True, check=False).stdout.strip()
+    return {n['name'] for n in json.loads(out or '[]')}
+
+
+@contextlib.contextmanager
+def netns_maker():
+    """make(name) makes a network namespace (a leftover of the same name is removed first) and
+    returns its name; every one made is deleted when the block ends, on every path."""
+    problem = _netns_problem()
+    made = []
+
+    def make(name):
+        if problem:
+            pytest.skip(problem)
+        if name in netns_names():
+            subprocess.run(['ip', 'netns', 'del', name], capture_output=True, check=False)
+        subprocess.run(['ip', 'netns', 'add', name], check=True)
+        made.append(name)
+        return name
+
+    try:
+        yield make
+    finally:
+        for name in reversed(made):
+            subprocess.run(['ip', 'netns', 'del', name], capture_output=True, check=False)
+
+
+@pytest.fixture
+def make_netns():
+    """netns_maker() for one test."""
+    with netns_maker() as make:
+        yield make
 
 
 @pytest.fixture(scope='session', name='run_playbook')
