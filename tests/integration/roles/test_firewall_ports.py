@@ -64,7 +64,7 @@ CASES = [
     {'name': 'too many iperf3 ports', 'peers': ['10.206.1.12'], 'iperf3_ports': 65},
     {'name': 'bad peer', 'peers': ['10.206.1.12; rm -rf /']},
     {'name': 'no peer', 'peers': []},
-    {'name': 'bad tool', 'peers': ['10.206.1.12'], 'tools': ['iperf2']},
+    {'name': 'bad tool', 'peers': ['10.206.1.12'], 'tools': ['iperf9']},
     {'name': 'reversed range', 'peers': ['10.206.1.12'], 'ports': [{'port': 6010, 'end_port': 6000, 'protocol': 'tcp'}]},
 ]
 

@@ -34,20 +34,22 @@ FACTS = ROOT / 'tests' / 'unit' / 'fixtures' / 'facts'
 BIN = Path(sys.executable).parent
 ANSIBLE_PLAYBOOK = BIN / 'ansible-playbook'
 ANSIBLE_LINT = BIN / 'ansible-lint'
-TOOLS = ['iperf3', 'netperf', 'nuttcp', 'ethr']
+TOOLS = ['iperf3', 'iperf2', 'netperf', 'nuttcp', 'ethr']
+# tools_list's default: iperf2 is asked for by name (Windows and Clear Linux have no package of it)
+DEFAULT_TOOLS = ['iperf3', 'netperf', 'nuttcp', 'ethr']
 
 # TOOLS.md, "Where the packages are": OS -> tool -> (method, repository or component).
-DEBIAN = {'iperf3': ('package', None), 'netperf': ('package', 'non-free'),
+DEBIAN = {'iperf3': ('package', None), 'iperf2': ('package', None), 'netperf': ('package', 'non-free'),
           'nuttcp': ('package', None), 'ethr': ('release_zip', None)}
-UBUNTU = {'iperf3': ('package', 'universe'), 'netperf': ('package', 'multiverse'),
+UBUNTU = {'iperf3': ('package', 'universe'), 'iperf2': ('package', 'universe'), 'netperf': ('package', 'multiverse'),
           'nuttcp': ('package', 'universe'), 'ethr': ('release_zip', None)}
-EL = {'iperf3': ('package', None), 'netperf': ('source', None),
+EL = {'iperf3': ('package', None), 'iperf2': ('package', 'epel'), 'netperf': ('source', None),
       'nuttcp': ('package', 'epel'), 'ethr': ('release_zip', None)}
-FEDORA = {'iperf3': ('package', None), 'netperf': ('source', None),
+FEDORA = {'iperf3': ('package', None), 'iperf2': ('package', None), 'netperf': ('source', None),
           'nuttcp': ('package', None), 'ethr': ('release_zip', None)}
 CLEAR = {'iperf3': ('package', None), 'netperf': ('source', None),
          'nuttcp': ('source', None), 'ethr': ('release_zip', None)}
-FREEBSD = {'iperf3': ('package', None), 'netperf': ('package', None),
+FREEBSD = {'iperf3': ('package', None), 'iperf2': ('package', None), 'netperf': ('package', None),
            'nuttcp': ('package', None), 'ethr': ('unavailable', None)}
 WINDOWS = {'iperf3': ('package', None), 'netperf': ('unavailable', None),
            'nuttcp': ('release_binary', None), 'ethr': ('release_zip', None)}
@@ -85,7 +87,7 @@ WINDOWS_VARS = {'tools_list': ['iperf3', 'nuttcp', 'ethr'],
 ERRORS = {
     'err-unsupported-os': ('ubuntu-16.04', {}, ['Ubuntu 16', 'is not supported', 'Supported: Debian 9+']),
     'err-unknown-tool': ('debian-12', {'tools_list': ['iperf3', 'iperf9']}, ['tools_list', 'iperf9']),
-    'err-unknown-pin': ('debian-12', {'tools_versions': {'iperf2': '2.0'}}, ['tools_versions', 'iperf2']),
+    'err-unknown-pin': ('debian-12', {'tools_versions': {'iperf9': '2.0'}}, ['tools_versions', 'iperf9']),
     'err-pin-freebsd': ('freebsd-12', {'tools_list': ['iperf3'], 'tools_versions': {'iperf3': '3.5'}},
                         ['tools_versions.iperf3=3.5', 'FreeBSD 12', 'only the version its repository carries']),
     'err-pin-source-tool': ('centos-7', {'tools_list': ['netperf'], 'tools_versions': {'netperf': '2.7.0'}},
@@ -204,6 +206,15 @@ def _fixture(name):
     raise AssertionError('no fact fixture %s' % name)
 
 
+def planned_vars(name):
+    """What the plan of a supported OS asks for: every tool it has a source for (iperf2 too)."""
+    if name.startswith('windows'):
+        return WINDOWS_VARS
+    if name.startswith('clearlinux'):
+        return {}
+    return {'tools_list': TOOLS}
+
+
 @pytest.fixture(scope='module')
 def plans(tmp_path_factory):
     if not ANSIBLE_PLAYBOOK.exists():
@@ -214,7 +225,7 @@ def plans(tmp_path_factory):
     (work / 'plan.yml').write_text(PLAYBOOK)
     hosts = {}
     for name in SUPPORTED:
-        hosts[name] = dict(WINDOWS_VARS if name.startswith('windows') else {}, fixture_path=str(_fixture(name)))
+        hosts[name] = dict(planned_vars(name), fixture_path=str(_fixture(name)))
     for host, (fixture, hostvars, *_rest) in list(ERRORS.items()) + list(CASES.items()):
         hosts[host] = dict(hostvars, fixture_path=str(_fixture(fixture)))
     inventory = {'all': {'hosts': hosts, 'vars': {
@@ -261,7 +272,7 @@ def test_plan_is_complete(plans, name):
     assert plan['vars_layers'] == vars_layers
     assert (ROLE / 'tasks' / ('setup-%s.yml' % plan['setup_family'])).exists()
     resolved = {entry['tool']: entry for entry in plan['resolved']}
-    wanted = WINDOWS_VARS['tools_list'] if name.startswith('windows') else TOOLS
+    wanted = planned_vars(name).get('tools_list', DEFAULT_TOOLS)
     assert sorted(resolved) == sorted(wanted)
     for tool in wanted:
         entry = resolved[tool]
@@ -297,10 +308,11 @@ def test_plan_is_complete(plans, name):
 
 
 def test_unavailable_is_exactly_what_tools_md_says(plans):
-    """No tool silently lacks a source: the only gaps are FreeBSD's ethr and Windows' netperf."""
+    """No tool silently lacks a source: the only gaps are FreeBSD's ethr, Windows' netperf and iperf2, Clear Linux' iperf2."""
     declared = {(name, tool) for name in SUPPORTED for tool, e in plans[name]['plan_table'].items()
                 if e['method'] == 'unavailable'}
-    assert declared == {('freebsd-12', 'ethr'), ('windows-2019', 'netperf')}
+    assert declared == {('freebsd-12', 'ethr'), ('windows-2019', 'netperf'), ('windows-2019', 'iperf2'),
+                        ('clearlinux', 'iperf2')}
     for name in SUPPORTED:
         table = plans[name]['plan_table']
         assert sorted(table) == sorted(TOOLS), name
@@ -326,7 +338,7 @@ def test_ethr_on_freebsd_is_skipped_when_optional(plans):
     assert not plan['failed'], plan.get('msg')
     assert 'no FreeBSD build' in plan['skipped']['ethr']
     assert plan['ethr_wanted'] is False
-    assert plan['package_specs'] == ['iperf3', 'netperf', 'nuttcp']
+    assert plan['package_specs'] == ['iperf3', 'iperf', 'netperf', 'nuttcp']  # iperf2's package is iperf
     assert plan['manifest_path'] == '/opt/perflab/.tools-manifest.json'
 
 
