@@ -355,9 +355,8 @@ def servers_needed(items, pairs):
                         # what bench_server's servers option takes, so a host's servers start in one task
                         'bench_server': server,
                         # what a firewall on the server must let in from the client: exactly these
-                        'openings': [{'port': first, 'end_port': last, 'protocol': protocol}
-                                     for first, last, protocol in tool.openings(port, server['count'], processes,
-                                                                               parallel)]})
+                        'openings': [{'port': first, 'end_port': last, 'protocol': protocol} for first, last, protocol
+                                     in tool.openings(port, server['count'], processes, parallel)]})
     return out
 
 

@@ -247,7 +247,6 @@ ARGUMENT_RULES = dict(
 )
 
 
-
 def groups_of(params):
     """The groups of servers a call manages: O(servers), or the one O(tool) names.
 

@@ -45,7 +45,7 @@ options:
     description:
       - "The tool's options, each as the tool's module takes it (for example C({bitrate: 100}) for
         iperf3 UDP, C({request_size: 64}) for netperf). An unknown option or a wrong type is refused
-        before anything runs." 
+        before anything runs."
     type: dict
     default: {}
   path:
@@ -83,8 +83,17 @@ perflab_result:
   returned: always
   type: list
   elements: dict
+  contains:
+    test_id:
+      description: The test id, the same as the tool's own module gives the test.
+      type: str
+      sample: iperf3/udp_stream/bitrate=100/parallel=2
+    processes:
+      description: With O(processes) > 1, each process C({port, metrics, status, error}); else null.
+      type: list
+      elements: dict
 confidence:
-  description: netperf only, with O(options.confidence) set; see M(perflab.network.netperf).
+  description: netperf only, with C(confidence) among O(options); see M(perflab.network.netperf).
   returned: when netperf ran with confidence
   type: list
   elements: dict
@@ -116,8 +125,8 @@ def tool_params(tool, params):
                  if key in common_args.TEST_COMMON_ARGS and value is not None)
     unknown = sorted(set(params['options']) - set(tool.options))
     if unknown:
-        return None, ['%s has no option %s (its options: %s)' % (tool.name, ', '.join(unknown),
-                                                                  ', '.join(sorted(tool.options)))]
+        known = ', '.join(sorted(tool.options))
+        return None, ['%s has no option %s (its options: %s)' % (tool.name, ', '.join(unknown), known)]
     given.update(params['options'])
     given['test'] = params.get('test') or tool.default_test
     if params.get('path'):

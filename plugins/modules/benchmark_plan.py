@@ -201,6 +201,7 @@ from ansible_collections.perflab.network.plugins.module_utils import suite as su
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import registry
 
+
 def tools_on(found):
     """The tools a host has, from the executables found there (tool or executable names)."""
     found = set(found or [])

@@ -99,6 +99,10 @@ perflab_result:
       description: The test id, the same ad hoc and from a suite.
       type: str
       sample: iperf2/tcp_stream/parallel=4
+    processes:
+      description: With O(processes) > 1, each process C({port, metrics, status, error}); else null.
+      type: list
+      elements: dict
     metrics:
       description: C(throughput_mbps), C(throughput_sent_mbps), C(retransmits), C(mss_bytes); UDP C(jitter_ms),
         C(lost_packets), C(packets), C(lost_percent).

@@ -1,5 +1,5 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""bench_server, iperf3 and nuttcp modules between two real lab hosts (private lab, tag h1).
+"""bench_server, iperf3, iperf2 and nuttcp modules between two real lab hosts (private lab, tag h1).
 
 lab1 (the server) runs the servers started by bench_server on its data address; lab2 (its client)
 runs the test modules against it over the data link, with the NIC cross-check on data0. The
@@ -19,11 +19,11 @@ PLAYBOOK = '''---
   hosts: perflab_lab
   gather_facts: false
   tasks:
-    - name: Install iperf3 and nuttcp
+    - name: Install iperf3, iperf2 and nuttcp
       ansible.builtin.include_role:
         name: perflab.network.tools
       vars:
-        tools_list: [iperf3, nuttcp]
+        tools_list: [iperf3, iperf2, nuttcp]
 
 - name: Servers
   hosts: perflab_servers
@@ -45,6 +45,21 @@ PLAYBOOK = '''---
       perflab.network.bench_server:
         tool: nuttcp
         bind: "{{ perflab_data_address }}"
+    # iperf2's own port 5001 is nuttcp's data port: on the port a plan gives iperf2
+    - name: Start iperf2 servers
+      perflab.network.bench_server:
+        tool: iperf2
+        bind: "{{ perflab_data_address }}"
+        port: 5401
+        count: 2
+    # bench_server starts iperf2's TCP server; a UDP test needs a UDP server of its own,
+    # fresh (a 2.1.8 UDP server stops sending its report after one test)
+    - name: Start an iperf2 UDP server
+      ansible.builtin.command:
+        argv: [iperf, -s, -u, -p, "5011", -B, "{{ perflab_data_address }}"]
+      async: 120
+      poll: 0
+      changed_when: true
     - name: Start nuttcp on an iperf3 port
       perflab.network.bench_server:
         tool: nuttcp
@@ -87,6 +102,40 @@ PLAYBOOK = '''---
         server: "{{ server }}"
         test: tcp_maerts
       check_mode: true
+    - name: iperf2 tcp_stream
+      perflab.network.iperf2:
+        server: "{{ server }}"
+        port: 5401
+        duration: 3
+        bind: "{{ perflab_data_address }}"
+        nic_interface: "{{ perflab_data_interface }}"
+    - name: iperf2 tcp_maerts parallel
+      perflab.network.iperf2:
+        server: "{{ server }}"
+        port: 5401
+        test: tcp_maerts
+        parallel: 2
+        duration: 3
+        nic_interface: "{{ perflab_data_interface }}"
+    - name: iperf2 two processes
+      perflab.network.iperf2:
+        server: "{{ server }}"
+        port: 5401
+        processes: 2
+        duration: 3
+    - name: iperf2 udp_stream
+      perflab.network.iperf2:
+        server: "{{ server }}"
+        port: 5011
+        test: udp_stream
+        bitrate: 50
+        duration: 3
+    - name: iperf2 without a server
+      perflab.network.iperf2:
+        server: "{{ server }}"
+        port: 5099
+        duration: 2
+      ignore_errors: true
     - name: nuttcp tcp_stream
       perflab.network.nuttcp:
         server: "{{ server }}"
@@ -111,12 +160,21 @@ PLAYBOOK = '''---
       perflab.network.bench_server:
         tool: nuttcp
         state: stopped
+    - name: Stop iperf2 servers
+      perflab.network.bench_server:
+        tool: iperf2
+        state: stopped
+    - name: Stop the iperf2 UDP server
+      ansible.builtin.command: pkill -x iperf
+      register: udp_stopped
+      failed_when: udp_stopped.rc not in [0, 1]
+      changed_when: udp_stopped.rc == 0
     - name: Stop again
       perflab.network.bench_server:
         tool: iperf3
         state: stopped
     - name: Benchmark processes left
-      ansible.builtin.command: pgrep -x "iperf3|nuttcp"
+      ansible.builtin.command: pgrep -x "iperf3|nuttcp|iperf"
       register: left
       failed_when: left.rc not in [0, 1]
       changed_when: false
@@ -218,6 +276,43 @@ def test_nuttcp(played):
     assert '-R50000' in udp['command']
     assert 30 <= udp['metrics']['throughput_mbps']['value'] <= 55
     assert udp['metrics']['packets']['value'] > 0
+
+
+def test_iperf2(played):
+    lab, res = played
+    server = lab.hostvars()['lab1']['perflab_data_address']
+    tcp = record(res, 'iperf2 tcp_stream')
+    assert tcp['status'] == 'ok', tcp['error']
+    assert tcp['tool'] == 'iperf2' and tcp['tool_version'].startswith('2.1')
+    assert tcp['test_id'] == 'iperf2/tcp_stream/parallel=1'
+    assert tcp['command'][1:] == ['-c', server, '-p', '5401', '-t', '3', '-e', '-f', 'k', '-i', '1', '-P', '1',
+                                  '-B', lab.hostvars()['lab2']['perflab_data_address']]
+    tool = tcp['metrics']['throughput_mbps']['value']
+    ratio = tcp['metrics']['nic_tx_mbps']['value'] / tool
+    print('FIGURE iperf2 tcp_stream throughput_mbps %.1f ratio %.3f' % (tool, ratio))
+    assert 0.85 <= ratio <= 1.15, ratio
+    # the MSS in use on a 1500-byte link with TCP timestamps
+    assert tcp['metrics']['mss_bytes']['value'] == 1448
+    assert 'retransmits' in tcp['metrics'] and len(tcp['intervals']) >= 2
+    maerts = record(res, 'iperf2 tcp_maerts parallel')
+    assert maerts['status'] == 'ok', maerts['error']
+    assert maerts['direction'] == 'server_to_client' and '-R' in maerts['command']
+    ratio = maerts['metrics']['nic_rx_mbps']['value'] / maerts['metrics']['throughput_mbps']['value']
+    assert 0.85 <= ratio <= 1.15, ratio
+    multi = record(res, 'iperf2 two processes')
+    assert multi['status'] == 'ok', multi['error']
+    assert [p['port'] for p in multi['processes']] == [5401, 5402]
+    total = sum(p['metrics']['throughput_mbps']['value'] for p in multi['processes'])
+    assert multi['metrics']['throughput_mbps']['value'] == pytest.approx(total)
+    udp = record(res, 'iperf2 udp_stream')
+    assert udp['status'] == 'ok', udp['error']
+    assert udp['command'][-2:] == ['-b', '50m']
+    # the server's report: what it received
+    assert 40 <= udp['metrics']['throughput_mbps']['value'] <= 55
+    assert udp['metrics']['packets']['value'] > 0 and 'jitter_ms' in udp['metrics']
+    refused = only(res.task_results('iperf2 without a server'))
+    assert refused['failed'] is True and 'Connection refused' in refused['msg'], refused['msg']
+    assert refused['perflab_result'][0]['status'] == 'failed'
 
 
 def test_servers_stopped(played):

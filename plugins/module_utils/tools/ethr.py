@@ -51,6 +51,7 @@ class Ethr(Tool):
         'warmup': Option('int', in_id=True),
         'decimal_precision': Option('int', choices=[1, 2], suite=False),
     }
+
     def effective_protocol(self, params):
         if params['test'] == 'packets':
             return 'udp'

@@ -212,7 +212,6 @@ def effective_vars(work, entry_points, names, extra_tasks='', root=ROOT):
     return results
 
 
-
 # --- the loader, replicated: which files load on an OS, and what they give ---------------------
 
 def layers(facts, role, root=ROOT):

@@ -227,6 +227,6 @@ def test_combine_udp_loss_from_bytes():
 def test_combine_intervals():
     a = [{'t': 1.0, 'throughput_mbps': 10.0}, {'t': 2.0, 'throughput_mbps': 20.0}]
     b = [{'t': 1.1, 'throughput_mbps': 1.0}, {'t': 2.1, 'throughput_mbps': 2.0}, {'t': 3.1, 'throughput_mbps': 3.0}]
-    assert NETPERF.combine_intervals([{'intervals': a}, {'intervals': b}]) == [{'t': 1.1, 'throughput_mbps': 11.0},
-                                                       {'t': 2.1, 'throughput_mbps': 22.0}]
+    assert NETPERF.combine_intervals([{'intervals': a}, {'intervals': b}]) == [
+        {'t': 1.1, 'throughput_mbps': 11.0}, {'t': 2.1, 'throughput_mbps': 22.0}]
     assert NETPERF.combine_intervals([{'intervals': []}, {'intervals': []}]) == []

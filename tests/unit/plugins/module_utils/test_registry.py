@@ -136,9 +136,8 @@ def test_a_default_port_is_written_only_in_its_tool_file():
     pattern = re.compile(r'(?<![0-9.])(%s)(?![0-9])' % '|'.join(ports))
     offenders = []
     code = glob.glob(os.path.join(ROOT, 'plugins', '**', '*.py'), recursive=True)
-    data = [path for part in ('tasks', 'vars', 'defaults') for path in
-            glob.glob(os.path.join(ROOT, 'roles', '*', part, '*.yml'))] + glob.glob(os.path.join(ROOT, 'playbooks', '**', '*.yml'),
-                                                                                 recursive=True)
+    data = [path for part in ('tasks', 'vars', 'defaults') for path in glob.glob(os.path.join(ROOT, 'roles', '*', part, '*.yml'))]
+    data += glob.glob(os.path.join(ROOT, 'playbooks', '**', '*.yml'), recursive=True)
     for path in code + data:
         if os.sep + 'tools' + os.sep in path and path.endswith('.py'):
             continue
