@@ -273,6 +273,10 @@ def test_allowed_management_change_runs_under_the_timer(tmp_path, netns):
     check = res.task('Check that a fresh connection still works')
     assert not check.get('failed') and not check.get('skipped') and 'elapsed' in check
     assert not (tmp_path / 'state' / 'rollback.armed').exists()
+    # the shared guard (perflab.network.host_guard): disarmed and confirmed, it never acted
+    assert (tmp_path / 'state' / 'confirmed-tuning').exists()
+    assert not (tmp_path / 'state' / 'armed-tuning').exists()
+    assert not (tmp_path / 'state' / 'rolled-back-tuning').exists()
     assert 'tcp-segmentation-offload: off' in in_ns(netns, ['ethtool', '-k', 'h5d0'])
     res = run_role(tmp_path, dict(ev, tuning_state='stock'), netns=netns)
     assert res.rc == 0, res.failure()
