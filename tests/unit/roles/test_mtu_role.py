@@ -220,3 +220,17 @@ def test_rollback_timer_acts_unless_disarmed(tmp_path, pair):
         time.sleep(1)
     assert mtu_of(pair, 'h5a0') == 1500 and not marker.exists()
     assert (tmp_path / 'rolled-back-mtu').exists()
+
+
+@NEEDS_NETNS
+@pytest.mark.parametrize('apply, undo', [('present', 'absent'), ('configured', 'stock')])
+def test_present_and_absent_and_their_old_aliases(tmp_path, pair, apply, undo):
+    """The collection's state vocabulary: present / absent; configured / stock still work as aliases."""
+    ev = {'mtu_snapshot_path': str(tmp_path / 'state' / 'stock.json'), 'mtu_network_stack': 'none',
+          'mtu_interfaces': [{'name': 'h5a0', 'mtu': 9000}], 'mtu_state': apply}
+    rc, changed, msg = run_role(tmp_path, ev, netns=pair)
+    assert rc == 0, msg
+    assert mtu_of(pair, 'h5a0') == 9000
+    rc, changed, msg = run_role(tmp_path, dict(ev, mtu_state=undo), netns=pair)
+    assert rc == 0, msg
+    assert mtu_of(pair, 'h5a0') == 1500 and not (tmp_path / 'state').exists()
