@@ -111,102 +111,37 @@ stacks:
     freebsd: {rc_conf: false}
 '''
 
-import json
 import os
 import platform
 import re
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.perflab.network.plugins.module_utils import host_network
+# the management interface and the stack are found by the functions host_network_info uses
+from ansible_collections.perflab.network.plugins.module_utils.host_network import (  # noqa: F401
+    interface_of_address, interface_of_address_freebsd)
+
 SYS_NET = '/sys/class/net'
+# the one order of host_network; FreeBSD is found on FreeBSD only
+STACKS = ('netplan', 'networkmanager', 'networkd', 'ifupdown', 'ifcfg', 'freebsd')
 
 
 def word_in(text, word):
     return re.search(r'(?<![A-Za-z0-9_.:-])%s(?![A-Za-z0-9_.:-])' % re.escape(word), text) is not None
 
 
-def interface_of_address(ip_json, address):
-    """The interface holding ``address`` in ``ip -j addr`` output ('' if none)."""
-    if not address:
-        return ''
-    for link in json.loads(ip_json or '[]'):
-        for info in link.get('addr_info', []):
-            if info.get('local') == address:
-                return link.get('ifname', '')
-    return ''
-
-
-def interface_of_address_freebsd(ifconfig_text, address):
-    current = ''
-    for line in ifconfig_text.splitlines():
-        head = re.match(r'^([A-Za-z0-9_.]+): flags=', line)
-        if head:
-            current = head.group(1)
-            continue
-        parts = line.split()
-        if len(parts) >= 2 and parts[0] in ('inet', 'inet6') and parts[1].split('%')[0] == address:
-            return current
-    return ''
-
-
 def choose_stack(system, stacks):
-    if system == 'FreeBSD':
-        return 'freebsd', 'FreeBSD configures interfaces in rc.conf'
-    if stacks['netplan']['installed'] and stacks['netplan']['configs']:
-        return 'netplan', 'netplan is installed and /etc/netplan holds %s' % ', '.join(stacks['netplan']['configs'])
-    if stacks['networkmanager']['running']:
-        return 'networkmanager', 'NetworkManager is running'
-    if stacks['networkd']['running']:
-        return 'networkd', 'systemd-networkd is running'
-    if stacks['ifupdown']['installed'] and stacks['ifupdown']['interfaces_file']:
-        return 'ifupdown', 'ifupdown is installed and /etc/network/interfaces exists'
-    if stacks['ifcfg']['directory']:
-        return 'ifcfg', '/etc/sysconfig/network-scripts exists'
-    return 'unknown', 'no network configuration stack found'
+    return host_network.choose_stack(dict(stacks, freebsd=dict(stacks.get('freebsd', {}), system=system)), STACKS)
 
 
-class Finder(object):
+class Finder(host_network.HostProbe):
     def __init__(self, module):
-        self.module = module
-        self.root = module.params['root_dir']
-
-    def path(self, *parts):
-        return os.path.join(self.root, *[p.lstrip('/') for p in parts])
-
-    def listdir(self, *parts):
-        directory = self.path(*parts)
-        return sorted(os.listdir(directory)) if os.path.isdir(directory) else []
-
-    def read(self, path):
-        try:
-            with open(path, 'rb') as handle:
-                return handle.read().decode('utf-8', 'replace')
-        except (IOError, OSError):
-            return ''
-
-    def run(self, argv):
-        return self.module.run_command(argv)
+        # our own files count as evidence of the stack (a bond written with netplan stays netplan's)
+        super(Finder, self).__init__(module, root=module.params['root_dir'], system=platform.system())
 
     def stacks(self):
-        which = self.module.get_bin_path
-        nmcli = which('nmcli')
-        nm_running = False
-        if nmcli:
-            rc, out, _err = self.run([nmcli, '-t', '-f', 'RUNNING', 'general'])
-            nm_running = rc == 0 and out.strip() == 'running'
-        networkd_running = os.path.exists('/run/systemd/netif/state') and bool(which('networkctl'))
-        if networkd_running:
-            rc, out, _err = self.run([which('networkctl'), 'list', '--no-legend', '--no-pager'])
-            networkd_running = rc == 0
-        return dict(
-            netplan=dict(installed=bool(which('netplan')),
-                         configs=[n for n in self.listdir('etc/netplan') if n.endswith('.yaml')]),
-            networkmanager=dict(installed=bool(nmcli), running=nm_running),
-            networkd=dict(running=networkd_running),
-            ifupdown=dict(installed=bool(which('ifup')), interfaces_file=os.path.isfile(self.path('etc/network/interfaces'))),
-            ifcfg=dict(directory=os.path.isdir(self.path('etc/sysconfig/network-scripts'))),
-            freebsd=dict(rc_conf=os.path.isfile(self.path('etc/rc.conf'))),
-        )
+        return self.stack_evidence(STACKS, [])
 
     def config_files(self):
         files = [self.path('etc/network/interfaces'), self.path('etc/rc.conf')]
@@ -244,36 +179,12 @@ class Finder(object):
                         found[device].append('NetworkManager profile %s' % name.replace('\\:', ':'))
         return found
 
-    def interfaces(self, system):
-        if system == 'FreeBSD':
-            ifconfig = self.module.get_bin_path('ifconfig')
-            if ifconfig:
-                rc, out, _err = self.run([ifconfig, '-l'])
-                if rc == 0:
-                    return sorted(out.split())
-            return []
-        return sorted(os.listdir(SYS_NET)) if os.path.isdir(SYS_NET) else []
-
-    def management(self, system):
-        address = self.module.params['management_address']
-        if not address:
-            parts = os.environ.get('SSH_CONNECTION', '').split()
-            address = parts[2] if len(parts) >= 4 else ''
-        address = address.split('%')[0]
-        if address.startswith('::ffff:') and '.' in address:
-            address = address[len('::ffff:'):]
-        interface = ''
-        if address and system == 'FreeBSD':
-            ifconfig = self.module.get_bin_path('ifconfig')
-            if ifconfig:
-                interface = interface_of_address_freebsd(self.run([ifconfig, '-a'])[1], address)
-        elif address:
-            ip = self.module.get_bin_path('ip')
-            if ip:
-                rc, out, _err = self.run([ip, '-j', 'addr', 'show'])
-                if rc == 0:
-                    interface = interface_of_address(out, address)
-        return address, interface
+    def management_of(self, links):
+        found = self.management(
+            links, ansible_host=self.module.params['management_address'],
+            ssh_connection='' if self.module.params['management_address'] else os.environ.get('SSH_CONNECTION', ''),
+            use_default_route=False)
+        return found['address'], found['interface']
 
     def kernel_bonding(self, system):
         if system == 'FreeBSD':
@@ -314,13 +225,15 @@ def main():
     finder = Finder(module)
     stacks = finder.stacks()
     stack, reason = choose_stack(system, stacks)
-    address, interface = finder.management(system)
+    links = finder.links()
+    address, interface = finder.management_of(links)
+    interfaces = finder.interfaces(links)
     module.exit_json(
         changed=False,
         stack=stack,
         reason=reason,
         stacks=stacks,
-        interfaces=finder.interfaces(system),
+        interfaces=interfaces,
         management_address=address,
         management_interface=interface,
         member_configs=finder.member_configs(module.params['members']),

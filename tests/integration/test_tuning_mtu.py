@@ -168,6 +168,9 @@ def test_guarded_management_change_and_rollback_on_a_failed_check(lab, tmp_path)
     assert res.rc == 0, failure(res)
     assert mtu_of(lab, 'lab1', 'mgmt0') == 1400
     assert 'No such file' in out(lab, 'lab1', 'ls /var/lib/perflab/mtu/rollback.armed 2>&1 || true')  # disarmed
+    # the shared guard (perflab.network.host_guard): disarmed and confirmed
+    assert 'No such file' in out(lab, 'lab1', 'ls /var/lib/perflab/mtu/armed-mtu 2>&1 || true')
+    assert 'No such file' not in out(lab, 'lab1', 'ls /var/lib/perflab/mtu/confirmed-mtu 2>&1 || true')
     res = run_playbook(play, lab.inventory, dict(guarded, mtu_state='stock'))
     assert res.rc == 0 and mtu_of(lab, 'lab1', 'mgmt0') == 1500
 

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The host-side rollback of a guarded bond change (bonding_allow_management_change), rendered
-from the role's template and run with sh: unconfirmed it puts the files back as they were and
-re-applies; confirmed it does nothing. Every command it runs is a logging stand-in first in PATH
+"""The host-side rollback of a guarded bond change (bonding_allow_management_change): the stack's
+actions rendered from the role's template, armed with perflab.network.host_guard (module_utils, not
+started) and run with sh: unconfirmed it puts the files back as they were and re-applies;
+confirmed it does nothing. Every command it runs is a logging stand-in first in PATH
 (the real netplan/ip must not touch this machine)."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from ansible_collections.perflab.network.plugins.module_utils import host_guard
+
 ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 ROLE = ROOT / 'roles' / 'bonding'
@@ -28,11 +31,11 @@ RENDER = '''
     - %(role)s/defaults/main.yml
     - %(role)s/vars/main.yml
   tasks:
-    - name: Render the rollback script
+    - name: Render the stack's rollback actions
       ansible.builtin.template:
         src: %(role)s/templates/rollback.sh.j2
-        dest: "%(dest)s/rollback-{{ item }}.sh"
-        mode: "0700"
+        dest: "%(dest)s/actions-{{ item }}.sh"
+        mode: "0600"
       loop: [netplan, networkmanager]
       vars:
         __bonding_stack: "{{ item }}"
@@ -47,7 +50,6 @@ def scripts(tmp_path_factory):
         'ansible_python_interpreter': sys.executable, 'bonding_name': 'bond0', 'bonding_members': ['eth1', 'eth2'],
         'bonding_rollback_timeout': 0, '__bonding_state_dir': str(base / 'state'),
         '__bonding_file_prefix': 'perflab-bond0', '__bonding_nm_previous': ['Wired connection 1'],
-        '__bonding_guard_files': [str(base / 'etc/netplan/60-perflab-bond0.yaml'), str(base / 'etc/new-file')],
     }
     proc = subprocess.run([str(BIN / 'ansible-playbook'), '-i', 'localhost,', '-c', 'local', '-e', json.dumps(variables),
                            str(base / 'render.yml')], cwd=ROOT, capture_output=True, text=True,
@@ -56,18 +58,18 @@ def scripts(tmp_path_factory):
     return base
 
 
-def prepare(base):
-    """A file of ours changed by the guarded run (its old copy kept), and one it created."""
+def prepare(base, stack='netplan'):
+    """Armed (not started) before the guarded run; then a file of ours changed by it, and one it created."""
     state, etc = base / 'state', base / 'etc'
-    (state / 'before-bond0').mkdir(parents=True, exist_ok=True)
     (etc / 'netplan').mkdir(parents=True, exist_ok=True)
     config = etc / 'netplan/60-perflab-bond0.yaml'
+    config.write_text('old\n')
+    if (etc / 'new-file').exists():
+        (etc / 'new-file').unlink()
+    host_guard.arm(str(state), 'bond0', 0, [str(config), str(etc / 'new-file')],
+                   shell=(base / ('actions-%s.sh' % stack)).read_text(), start=False)
     config.write_text('new\n')
-    (state / 'before-bond0' / str(config).replace('/', '_')).write_text('old\n')
     (etc / 'new-file').write_text('made by the change\n')
-    for name in ('confirmed-bond0', 'rolled-back-bond0'):
-        if (state / name).exists():
-            (state / name).unlink()
     stubs = base / 'stubs'
     stubs.mkdir(exist_ok=True)
     for command in COMMANDS:
@@ -79,9 +81,9 @@ def prepare(base):
     return config
 
 
-def run(base, script):
+def run(base, script='rollback-bond0.sh'):
     env = dict(os.environ, PATH='%s:%s' % (base / 'stubs', os.environ['PATH']))
-    return subprocess.run(['sh', str(base / script)], env=env, capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(['sh', str(base / 'state' / script)], env=env, capture_output=True, text=True, timeout=60, check=False)
 
 
 def calls(base):
@@ -91,7 +93,7 @@ def calls(base):
 
 def test_unconfirmed_change_is_rolled_back(scripts):
     config = prepare(scripts)
-    assert run(scripts, 'rollback-netplan.sh').returncode == 0
+    assert run(scripts).returncode == 0
     assert config.read_text() == 'old\n'
     assert not (scripts / 'etc/new-file').exists()
     assert calls(scripts) == ['netplan apply', 'ip link delete bond0']
@@ -100,14 +102,15 @@ def test_unconfirmed_change_is_rolled_back(scripts):
 
 def test_confirmed_change_is_kept(scripts):
     config = prepare(scripts)
-    (scripts / 'state/confirmed-bond0').write_text('confirmed\n')
-    assert run(scripts, 'rollback-netplan.sh').returncode == 0
+    assert host_guard.confirm(str(scripts / 'state'), 'bond0') == (True, None)
+    assert (scripts / 'state/confirmed-bond0').exists()
+    assert run(scripts).returncode == 0
     assert config.read_text() == 'new\n' and (scripts / 'etc/new-file').exists()
     assert calls(scripts) == [] and not (scripts / 'state/rolled-back-bond0').exists()
 
 
 def test_networkmanager_rollback_deletes_our_profiles_and_brings_the_old_one_up(scripts):
-    prepare(scripts)
-    assert run(scripts, 'rollback-networkmanager.sh').returncode == 0
+    prepare(scripts, 'networkmanager')
+    assert run(scripts).returncode == 0
     assert calls(scripts) == ['nmcli connection delete perflab-bond0', 'nmcli connection delete perflab-bond0-eth1',
                               'nmcli connection delete perflab-bond0-eth2', 'nmcli connection up Wired connection 1']

@@ -197,14 +197,14 @@ def test_networkd_template(tmp_path):
 def test_rollback_timer_acts_unless_disarmed(tmp_path, pair):
     """The timer armed before a management change: left armed, it puts the old MTU back by itself."""
     import time
-    marker = tmp_path / 'rollback.armed'
+    marker = tmp_path / 'armed-mtu'  # the shared guard (perflab.network.host_guard) acts while it exists
     play = tmp_path / 'arm.yml'
     play.write_text(yaml.safe_dump([{
         'hosts': 'localhost', 'connection': 'local', 'gather_facts': False,
         'vars': {'ansible_python_interpreter': sys.executable},
         'tasks': [{'ansible.builtin.include_role': {'name': ROLE, 'tasks_from': 'arm-rollback.yml'}}]}]))
     # role vars (vars/main.yml) outrank play vars: the test's values come as extra vars
-    ev = {'__mtu_rollback_marker': str(marker), '__mtu_platform': 'linux', 'mtu_rollback_delay': 3,
+    ev = {'mtu_snapshot_path': str(tmp_path / 'stock.json'), '__mtu_platform': 'linux', 'mtu_rollback_delay': 3,
           '__mtu_set_command': ['ip', 'link', 'set', 'dev', '@name', 'mtu', '@mtu'],
           '__mtu_changes': [{'name': 'h5a0', 'mtu': 9000}], '__mtu_old': {'h5a0': 1500}}
     subprocess.run(['ip', '-n', pair, 'link', 'set', 'h5a0', 'mtu', '9000'], check=True)
@@ -219,3 +219,18 @@ def test_rollback_timer_acts_unless_disarmed(tmp_path, pair):
     while mtu_of(pair, 'h5a0') != 1500 and time.time() < deadline:
         time.sleep(1)
     assert mtu_of(pair, 'h5a0') == 1500 and not marker.exists()
+    assert (tmp_path / 'rolled-back-mtu').exists()
+
+
+@NEEDS_NETNS
+@pytest.mark.parametrize('apply, undo', [('present', 'absent'), ('configured', 'stock')])
+def test_present_and_absent_and_their_old_aliases(tmp_path, pair, apply, undo):
+    """The collection's state vocabulary: present / absent; configured / stock still work as aliases."""
+    ev = {'mtu_snapshot_path': str(tmp_path / 'state' / 'stock.json'), 'mtu_network_stack': 'none',
+          'mtu_interfaces': [{'name': 'h5a0', 'mtu': 9000}], 'mtu_state': apply}
+    rc, changed, msg = run_role(tmp_path, ev, netns=pair)
+    assert rc == 0, msg
+    assert mtu_of(pair, 'h5a0') == 9000
+    rc, changed, msg = run_role(tmp_path, dict(ev, mtu_state=undo), netns=pair)
+    assert rc == 0, msg
+    assert mtu_of(pair, 'h5a0') == 1500 and not (tmp_path / 'state').exists()

@@ -273,7 +273,28 @@ def test_allowed_management_change_runs_under_the_timer(tmp_path, netns):
     check = res.task('Check that a fresh connection still works')
     assert not check.get('failed') and not check.get('skipped') and 'elapsed' in check
     assert not (tmp_path / 'state' / 'rollback.armed').exists()
+    # the shared guard (perflab.network.host_guard): disarmed and confirmed, it never acted
+    assert (tmp_path / 'state' / 'confirmed-tuning').exists()
+    assert not (tmp_path / 'state' / 'armed-tuning').exists()
+    assert not (tmp_path / 'state' / 'rolled-back-tuning').exists()
     assert 'tcp-segmentation-offload: off' in in_ns(netns, ['ethtool', '-k', 'h5d0'])
     res = run_role(tmp_path, dict(ev, tuning_state='stock'), netns=netns)
     assert res.rc == 0, res.failure()
     assert 'tcp-segmentation-offload: on' in in_ns(netns, ['ethtool', '-k', 'h5d0'])
+
+
+@NEEDS_NETNS
+@pytest.mark.parametrize('apply, undo', [('present', 'absent'), ('tuned', 'stock')])
+def test_present_and_absent_and_their_old_aliases(tmp_path, netns, apply, undo):
+    """The collection's state vocabulary: present / absent; tuned / stock still work as aliases."""
+    sysctl_d = tmp_path / 'sysctl.d'
+    sysctl_d.mkdir()
+    binds = [(sysctl_d, '/etc/sysctl.d')]
+    ev = {'tuning_lab_host': True, 'tuning_snapshot_path': str(tmp_path / 's' / 'stock.json'), 'tuning_profile': 'none',
+          'tuning_sysctls': {'net.ipv4.tcp_fastopen': 3}, 'tuning_state': apply}
+    res = run_role(tmp_path, ev, netns=netns, binds=binds)
+    assert res.rc == 0, res.failure()
+    assert (sysctl_d / '90-perflab-tuning.conf').exists() and (tmp_path / 's' / 'stock.json').exists()
+    res = run_role(tmp_path, dict(ev, tuning_state=undo), netns=netns, binds=binds)
+    assert res.rc == 0, res.failure()
+    assert list(sysctl_d.iterdir()) == [] and not (tmp_path / 's').exists()
