@@ -14,7 +14,8 @@ happen on the controller) and compares the raw value of every per-OS variable wi
 commit before the layering, with the old first-found loaders (``tasks_from: plan`` for tools),
 so a pass means the layered files give every OS exactly the values it had. Two of the recorded
 variables were values tasks picked by OS then (``__bonding_name_regex`` in bonding's
-preflight, ``__mtu_root_group`` in mtu's arm-rollback), recorded from those expressions.
+preflight, and ``__mtu_root_group`` in mtu's arm-rollback until the one rollback guard made it
+unneeded), recorded from those expressions.
 The only differences allowed are NEWLY_DEFINED below. The ``<os_family>_<major>`` layer keeps
 what bonding's and firewall's first-found lists had: ``RedHat_7.yml`` for every EL 7.
 
