@@ -111,6 +111,8 @@ class Tool(object):
     setup_s = 5
     # prefix the error of process N of several with its port ("port 5202: ...")
     one_server_per_process = True
+    # the server takes an idle timeout (bench_server's idle_timeout)
+    server_idle_timeout = False
 
     # --- ports -----------------------------------------------------------------------
     def plan_base(self):

@@ -49,7 +49,9 @@ options:
   tool:
     description:
       - The benchmark tool whose server to manage.
-      - Required unless O(servers) is given; mutually exclusive with it.
+      - Required to start servers unless O(servers) is given; mutually exclusive with it.
+      - With O(state=stopped) or O(state=status) and neither O(tool) nor O(servers), every server of every
+        tool with a pidfile in O(pid_dir) is meant (what an interrupted run can leave behind).
     type: str
     choices: [ethr, iperf2, iperf3, netperf, nuttcp]
   servers:
@@ -242,7 +244,7 @@ def argument_spec():
 
 
 ARGUMENT_RULES = dict(
-    required_one_of=[('tool', 'servers')],
+    required_if=[('state', 'started', ('tool', 'servers'), True)],
     mutually_exclusive=[('tool', 'servers'), ('executable', 'servers')],
 )
 
@@ -252,13 +254,16 @@ def groups_of(params):
 
     Each is a dict like the module's own parameters (tool, port, count, bind, idle_timeout, ...).
     """
+    if params.get('servers') is None and params.get('tool') is None:
+        # stopped/status of everything ours: one group per tool, each finds its own pidfiles
+        return [dict(params, tool=name, port=None) for name in registry.NAMES]
     if params.get('servers') is None:
         return [dict(params)]
     groups = []
     for server in params['servers']:
         group = dict(params, servers=None, **server)
-        if group['tool'] != 'iperf3':
-            group['idle_timeout'] = None   # applies to the iperf3 groups only
+        if not registry.get(group['tool']).server_idle_timeout:
+            group['idle_timeout'] = None   # applies to the tools whose servers take one (iperf3)
         groups.append(group)
     return groups
 
@@ -266,7 +271,10 @@ def groups_of(params):
 def call_errors(params):
     """Every problem of the call's parameters, each group's prefixed with servers[i] when O(servers) is used."""
     if params.get('servers') is None:
-        return param_errors(params)
+        errors = []
+        for group in groups_of(params):
+            errors += [error for error in param_errors(group) if error not in errors]
+        return errors
     if not params['servers']:
         return ['servers must name at least one group of servers']
     errors = []
@@ -290,8 +298,10 @@ def param_errors(params):
             ipaddress.ip_address(params['bind'])
         except ValueError:
             errors.append('bind must be an IP address, got %r' % (params['bind'],))
-    if params.get('idle_timeout') is not None and params['tool'] != 'iperf3':
-        errors.append('idle_timeout applies to iperf3 only, not %s' % params['tool'])
+    if params.get('idle_timeout') is not None and not registry.get(params['tool']).server_idle_timeout:
+        errors.append('idle_timeout applies to %s only, not %s'
+                      % (', '.join(name for name in registry.NAMES if registry.get(name).server_idle_timeout),
+                         params['tool']))
     return errors
 
 
@@ -428,6 +438,10 @@ def main():
         tool = group['tool']
         if tool not in executables:
             executables[tool] = process.which(params.get('executable') or TOOLS[tool][0])
+            if not executables[tool] and params['state'] != 'started' and params.get('tool') is None:
+                # stopping everything ours: a tool that is not installed may still have a server
+                # to stop (its pidfile says so; is_our_server compares the executable's name)
+                executables[tool] = TOOLS[tool][0]
         if not executables[tool]:
             if params.get('executable'):
                 module.fail_json(msg='executable %s is not an executable file' % params['executable'])

@@ -25,6 +25,8 @@ class Iperf3(Tool):
     server_executable = 'iperf3'
     default_port = 5201
     default_test = 'tcp_stream'
+    # --idle-timeout un-sticks a server left "busy" by a client that died mid-test
+    server_idle_timeout = True
     tests = {
         'tcp_stream': Test('tcp', 'client_to_server'),
         'tcp_maerts': Test('tcp', 'server_to_client', flags=['-R']),

@@ -123,7 +123,7 @@ def test_server_command(tool, bind, idle, argv):
     ({'tool': 'iperf3', 'bind': 'lab2; reboot'}, "bind must be an IP address, got 'lab2; reboot'"),
     ({'tool': 'ethr', 'nofile': 10}, 'nofile must be between 1024 and 1048576, got 10'),
     ({'tool': 'tcpdump'}, 'value of tool must be one of: ethr, iperf2, iperf3, netperf, nuttcp, got: tcpdump'),
-    ({}, 'one of the following is required: tool, servers'),
+    ({}, 'state is started but any of the following are missing: tool, servers'),
     ({'tool': 'iperf3', 'servers': [{'tool': 'iperf3'}]}, 'parameters are mutually exclusive: tool|servers'),
     ({'servers': [{'tool': 'iperf3'}], 'executable': '/bin/true'},
      'parameters are mutually exclusive: executable|servers'),
@@ -330,3 +330,24 @@ def test_stale_pidfile_is_replaced(capsys, tmp_path, fake_tool, cleanup):
     stop = run_module({'tool': 'iperf3', 'state': 'stopped', 'port': port, 'pid_dir': str(tmp_path),
                        'executable': fake_tool}, capsys)
     assert stop['servers'][0]['state'] == 'stopped'
+
+
+def test_stop_without_a_tool_stops_every_server_ours(capsys, tmp_path, fake_tools_on_path, cleanup):
+    """What revert.yml does after an interrupted run: every tool's pidfiles, no tool named."""
+    pid_dir = str(tmp_path / 'pids')
+    port = free_ports(3)
+    groups = [{'tool': 'iperf3', 'bind': '127.0.0.1', 'port': port},
+              {'tool': 'netperf', 'bind': '127.0.0.1', 'port': port + 1},
+              {'tool': 'nuttcp', 'bind': '127.0.0.1', 'port': port + 2}]
+    started = run_module({'servers': groups, 'pid_dir': pid_dir}, capsys)
+    cleanup.extend(server['pid'] for server in started['servers'] if server['pid'])
+    assert [s['state'] for s in started['servers']] == ['started'] * 3
+    stop = run_module({'state': 'stopped', 'pid_dir': pid_dir}, capsys)
+    assert stop['changed'] is True
+    assert sorted((s['tool'], s['port'], s['state']) for s in stop['servers']) == [
+        ('iperf3', port, 'stopped'), ('netperf', port + 1, 'stopped'), ('nuttcp', port + 2, 'stopped')]
+    for server in started['servers']:
+        assert process.group_members(server['pid']) == []
+    assert run_module({'state': 'stopped', 'pid_dir': pid_dir}, capsys)['changed'] is False
+    refused = run_module({'pid_dir': pid_dir}, capsys)
+    assert refused['failed'] is True and 'tool' in refused['msg'] and 'servers' in refused['msg']
