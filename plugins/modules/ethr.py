@@ -14,7 +14,7 @@ short_description: Run one ethr client test and return a result record
 version_added: 0.1.0
 description:
   - Runs the ethr client (C(ethr -c SERVER)) against a running ethr server and returns the
-    measurement as one C(perflab.result/1) record.
+    measurement as one C(perflab.result/2) record.
   - Tests are bandwidth (TCP or UDP, O(parallel) threads, O(reverse)), connections per second,
     latency, packets per second, and HTTP bandwidth where the installed ethr still has it.
   - The result is read from ethr's text output. ethr has no summary line, so rates are the mean of
@@ -141,74 +141,20 @@ EXAMPLES = r'''
 RETURN = r'''
 perflab_result:
   description:
-    - One C(perflab.result/1) record in a list (see docs/result-record.md in the collection).
+    - One C(perflab.result/2) record in a list. Every field is described once, in docs/result-record.md
+      in the collection (identity, what ran, where, metrics, intervals, NIC samples, status); what follows
+      is what is particular to this tool.
     - Also returned when the test failed (then with RV(perflab_result[].status=failed) and the module fails).
   returned: always
   type: list
   elements: dict
   contains:
-    schema:
-      description: Record schema.
-      type: str
-      sample: perflab.result/1
-    run_id:
-      description: Study run identifier.
-      type: str
-      sample: 20261129T184000Z-ab12
-    config:
-      description: Configuration label.
-      type: str
-      sample: Debian 12 stock
-    suite:
-      description: Suite name.
-      type: str
-      sample: adhoc
     test_id:
-      description: Stable test identifier, C(ethr/<protocol>/<test>/threads=N) plus C(/reverse) and C(/processes=N).
+      description: The test id (docs/result-record.md), the same ad hoc, from a suite and in a plan-skipped record.
+        The test is the record's normalized name (C(tcp_stream), C(tcp_maerts), C(udp_stream), C(tcp_latency),
+        C(connections), C(packets), C(http_bandwidth)); C(parallel) is the threads.
       type: str
-      sample: ethr/tcp/bandwidth/threads=8
-    repetition:
-      description: Repetition number.
-      type: int
-      sample: 1
-    started_at:
-      description: Start, ISO 8601 UTC.
-      type: str
-      sample: '2026-11-29T18:23:19.120Z'
-    ended_at:
-      description: End, ISO 8601 UTC.
-      type: str
-      sample: '2026-11-29T18:23:25.400Z'
-    tool:
-      description: Always C(ethr).
-      type: str
-      sample: ethr
-    tool_version:
-      description: Version from the ethr banner.
-      type: str
-      sample: v1.0.0-5-g86e0704
-    test:
-      description:
-        - Normalized test name. C(tcp_stream), C(tcp_maerts) (reverse), C(udp_stream), C(connections),
-          C(tcp_latency), C(packets); HTTP bandwidth is C(tcp_stream) with an C(ethr/http/...) test_id.
-      type: str
-      sample: tcp_stream
-    protocol:
-      description: C(tcp) or C(udp).
-      type: str
-      sample: tcp
-    direction:
-      description: C(client_to_server), C(server_to_client) (reverse) or C(bidirectional) (latency).
-      type: str
-      sample: client_to_server
-    parallel:
-      description: Threads.
-      type: int
-      sample: 8
-    duration_s:
-      description: Requested duration.
-      type: float
-      sample: 30.0
+      sample: ethr/tcp_stream/parallel=8
     options:
       description: The module's test options as given.
       type: dict
@@ -218,19 +164,6 @@ perflab_result:
       type: list
       elements: str
       sample: [/opt/perflab/bin/ethr, -c, 10.213.1.11, -port, '8888', -t, b, -p, tcp, -n, '8', -d, 30s, -no]
-    commands:
-      description: The argv of every client process.
-      type: list
-      elements: list
-      sample: [[/opt/perflab/bin/ethr, -c, 10.213.1.11, '...']]
-    client:
-      description: Client side C({name, address, interface, mtu}).
-      type: dict
-      sample: {name: lab1, address: null, interface: data0, mtu: 1500}
-    server:
-      description: Server side C({name, address, interface, mtu}).
-      type: dict
-      sample: {name: lab2, address: 10.213.1.11, interface: null, mtu: null}
     metrics:
       description:
         - Name to C({value, unit, higher_is_better}). Bandwidth C(throughput_mbps) (UDP also C(packets_per_s)),
@@ -241,19 +174,11 @@ perflab_result:
           median of the measurements' percentiles.
       type: dict
       sample: {throughput_mbps: {value: 13320.0, unit: Mbit/s, higher_is_better: true}}
-    primary:
-      description: C(throughput_mbps), C(connections_per_s), C(packets_per_s) or C(latency_us_mean).
-      type: str
-      sample: throughput_mbps
     intervals:
       description: One sample per ethr interval (latency, per measurement), C({t, <metric>...}).
       type: list
       elements: dict
       sample: [{t: 1.0, throughput_mbps: 12500.0}, {t: 2.0, throughput_mbps: 13100.0}]
-    nic:
-      description: NIC byte counters sampled each second during the test (with O(nic_interface)), else null.
-      type: dict
-      sample: {interface: data0, samples: [], rx_mbps: 10.2, tx_mbps: 13280.5}
     processes:
       description: With O(processes) > 1, each client C({port, metrics, status, error}); else null.
       type: list
@@ -267,12 +192,7 @@ perflab_result:
     error:
       description: Clear text of what went wrong, null when ok.
       type: str
-      sample: "ethr: Error dialing control connection: dial tcp4 :0->10.99.0.9:8888: i/o timeout"
-    raw:
-      description: ethr output, bounded to 64 KiB.
-      type: str
-      sample: "[    6]     TCP      000-001 sec     12.5G\n..."
-'''
+      sample: "ethr: Error dialing control connection: dial tcp4 :0->10.99.0.9:8888: i/o timeout"'''
 
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner

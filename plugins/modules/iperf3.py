@@ -14,7 +14,7 @@ short_description: Run one iperf3 test (or several iperf3 clients at once) and r
 version_added: 0.1.0
 description:
   - Runs the iperf3 client with JSON output (C(-J)) against running iperf3 servers and returns the
-    measurement as one C(perflab.result/1) record.
+    measurement as one C(perflab.result/2) record.
   - C(throughput_mbps) is what the receiver got (C(end.sum_received)); the sender's rate is
     C(throughput_sent_mbps). Omitted (O(omit)) seconds are left out of intervals and sums.
   - iperf3 prints an error in its JSON and (up to 3.13) still exits 0; the module reads the JSON,
@@ -120,72 +120,18 @@ EXAMPLES = r'''
 RETURN = r'''
 perflab_result:
   description:
-    - One C(perflab.result/1) record in a list (see docs/result-record.md in the collection).
+    - One C(perflab.result/2) record in a list. Every field is described once, in docs/result-record.md
+      in the collection (identity, what ran, where, metrics, intervals, NIC samples, status); what follows
+      is what is particular to this tool.
     - Also returned when the test failed (with RV(perflab_result[].status=failed); the module fails).
   returned: always
   type: list
   elements: dict
   contains:
-    schema:
-      description: Record schema.
-      type: str
-      sample: perflab.result/1
-    run_id:
-      description: Study run identifier (O(run_id) or generated).
-      type: str
-      sample: 20261129T184000Z-ab12
-    config:
-      description: Configuration label (O(config)).
-      type: str
-      sample: Debian 12 stock
-    suite:
-      description: Suite name (O(suite)).
-      type: str
-      sample: adhoc
     test_id:
-      description: Stable test identifier, the test then parallel and the options that change the result.
+      description: The test id (docs/result-record.md), the same ad hoc, from a suite and in a plan-skipped record.
       type: str
-      sample: iperf3/udp_stream/parallel=5/bitrate=1000
-    repetition:
-      description: Repetition number (O(repetition)).
-      type: int
-      sample: 1
-    started_at:
-      description: Start of the (first) iperf3 process, ISO 8601 UTC.
-      type: str
-      sample: '2026-11-29T18:40:00.123Z'
-    ended_at:
-      description: End of the (last) iperf3 process, ISO 8601 UTC.
-      type: str
-      sample: '2026-11-29T18:41:00.456Z'
-    tool:
-      description: Always C(iperf3).
-      type: str
-      sample: iperf3
-    tool_version:
-      description: iperf3 version from its JSON (or C(iperf3 --version)).
-      type: str
-      sample: '3.12'
-    test:
-      description: Normalized test name (O(test)).
-      type: str
-      sample: tcp_stream
-    protocol:
-      description: C(tcp) or C(udp).
-      type: str
-      sample: tcp
-    direction:
-      description: C(client_to_server), C(server_to_client) (tcp_maerts) or C(bidirectional) (tcp_bidir).
-      type: str
-      sample: client_to_server
-    parallel:
-      description: Streams per process (O(parallel)).
-      type: int
-      sample: 5
-    duration_s:
-      description: Requested duration (O(duration)).
-      type: float
-      sample: 60.0
+      sample: iperf3/udp_stream/bitrate=1000/parallel=5
     options:
       description: The iperf3-specific options as given (unset ones left out).
       type: dict
@@ -195,20 +141,6 @@ perflab_result:
       type: list
       elements: str
       sample: [/usr/bin/iperf3, -c, 10.213.1.11, -p, '5201', -t, '60', -P, '5', -J, -O, '2']
-    commands:
-      description: The argv of every iperf3 process.
-      type: list
-      elements: list
-      sample: [[/usr/bin/iperf3, -c, 10.213.1.11, -p, '5201', -t, '60', -P, '1', -J],
-               [/usr/bin/iperf3, -c, 10.213.1.11, -p, '5202', -t, '60', -P, '1', -J]]
-    client:
-      description: Client side C({name, address, interface, mtu}) (O(client_name), O(bind), O(nic_interface)).
-      type: dict
-      sample: {name: lab1, address: 10.213.1.10, interface: data0, mtu: 1500}
-    server:
-      description: Server side C({name, address, interface, mtu}).
-      type: dict
-      sample: {name: lab2, address: 10.213.1.11, interface: null, mtu: null}
     metrics:
       description:
         - Name to C({value, unit, higher_is_better}), summed over processes.
@@ -221,10 +153,6 @@ perflab_result:
       type: dict
       sample: {throughput_mbps: {value: 9412.31, unit: Mbit/s, higher_is_better: true},
                retransmits: {value: 12.0, unit: count, higher_is_better: false}}
-    primary:
-      description: Always C(throughput_mbps).
-      type: str
-      sample: throughput_mbps
     intervals:
       description:
         - Per-second samples of the client's side, omitted seconds left out, C(t) = seconds since the
@@ -234,11 +162,6 @@ perflab_result:
       type: list
       elements: dict
       sample: [{t: 1.0, throughput_mbps: 9398.2, retransmits: 0.0}, {t: 2.0, throughput_mbps: 9420.7, retransmits: 3.0}]
-    nic:
-      description: The client interface's counters sampled each second (with O(nic_interface)), else null.
-      type: dict
-      sample: {interface: data0, samples: [{t: 0.0, rx_bytes: 1200, tx_bytes: 5600, rx_packets: 10, tx_packets: 40}],
-               rx_mbps: 12.1, tx_mbps: 9502.3}
     processes:
       description: With O(processes) > 1, each process C({port, metrics, status, error}); else null.
       type: list
@@ -252,12 +175,7 @@ perflab_result:
     error:
       description: What went wrong in clear text, null when ok.
       type: str
-      sample: "port 5201: the server is busy running a test. try again later"
-    raw:
-      description: iperf3 output (JSON and stderr), bounded to 64 KiB.
-      type: str
-      sample: '{"start": {"connected": [...]}, ...}'
-'''
+      sample: "port 5201: the server is busy running a test. try again later"'''
 
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner

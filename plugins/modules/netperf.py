@@ -14,7 +14,7 @@ short_description: Run one netperf test (or several netperf clients at once) and
 version_added: 0.1.0
 description:
   - Runs the netperf client against a running C(netserver) with omni CSV output (C(-P 0 -- -o <selectors>))
-    and returns the measurement as one C(perflab.result/1) record.
+    and returns the measurement as one C(perflab.result/2) record.
   - The selectors are a fixed list chosen by the module; no user text ever becomes a selector
     (netperf reads an unknown selector as the name of a file).
   - STREAM tests report what the receiver got (C(throughput_mbps), Mbit/s) plus the sent and
@@ -184,72 +184,18 @@ EXAMPLES = r'''
 RETURN = r'''
 perflab_result:
   description:
-    - One C(perflab.result/1) record in a list (see docs/result-record.md in the collection).
+    - One C(perflab.result/2) record in a list. Every field is described once, in docs/result-record.md
+      in the collection (identity, what ran, where, metrics, intervals, NIC samples, status); what follows
+      is what is particular to this tool.
     - Also returned when the test failed (then with RV(perflab_result[].status=failed) and the module fails).
   returned: always
   type: list
   elements: dict
   contains:
-    schema:
-      description: Record schema.
-      type: str
-      sample: perflab.result/1
-    run_id:
-      description: Study run identifier.
-      type: str
-      sample: 20261129T184000Z-ab12
-    config:
-      description: Configuration label.
-      type: str
-      sample: Debian 12 stock
-    suite:
-      description: Suite name.
-      type: str
-      sample: adhoc
     test_id:
-      description: Stable test identifier (test, then processes and sizes when not the default).
+      description: The test id (docs/result-record.md), the same ad hoc, from a suite and in a plan-skipped record.
       type: str
-      sample: netperf/TCP_STREAM/processes=4
-    repetition:
-      description: Repetition number.
-      type: int
-      sample: 1
-    started_at:
-      description: Start, ISO 8601 UTC.
-      type: str
-      sample: '2026-11-29T18:40:00.123Z'
-    ended_at:
-      description: End, ISO 8601 UTC.
-      type: str
-      sample: '2026-11-29T18:41:00.456Z'
-    tool:
-      description: Always C(netperf).
-      type: str
-      sample: netperf
-    tool_version:
-      description: From C(netperf -V).
-      type: str
-      sample: 2.7.0
-    test:
-      description: Normalized test name.
-      type: str
-      sample: tcp_stream
-    protocol:
-      description: C(tcp) or C(udp).
-      type: str
-      sample: tcp
-    direction:
-      description: C(client_to_server) (STREAM), C(server_to_client) (MAERTS), C(bidirectional) (RR).
-      type: str
-      sample: client_to_server
-    parallel:
-      description: Streams per process (always 1 for netperf).
-      type: int
-      sample: 1
-    duration_s:
-      description: Requested duration.
-      type: float
-      sample: 60.0
+      sample: netperf/tcp_stream/processes=4/parallel=1
     options:
       description: The module's test options as given.
       type: dict
@@ -260,19 +206,6 @@ perflab_result:
       elements: str
       sample: [/usr/bin/netperf, -H, 10.213.1.11, -p, '12865', -t, TCP_STREAM, -l, '60', -c, -C, -D, '1', -P, '0',
                '--', -P, ',12866', -o, 'THROUGHPUT,THROUGHPUT_UNITS,...']
-    commands:
-      description: The argv of every process.
-      type: list
-      elements: list
-      sample: [[/usr/bin/netperf, -H, 10.213.1.11, '...']]
-    client:
-      description: Client side C({name, address, interface, mtu}).
-      type: dict
-      sample: {name: lab1, address: null, interface: data0, mtu: 1500}
-    server:
-      description: Server side C({name, address, interface, mtu}).
-      type: dict
-      sample: {name: 10.213.1.11, address: 10.213.1.11, interface: null, mtu: null}
     metrics:
       description:
         - Name to C({value, unit, higher_is_better}). STREAM C(throughput_mbps), C(throughput_sent_mbps),
@@ -283,10 +216,6 @@ perflab_result:
       type: dict
       sample: {throughput_mbps: {value: 9412.31, unit: Mbit/s, higher_is_better: true},
                cpu_local_pct: {value: 12.5, unit: '%', higher_is_better: false}}
-    primary:
-      description: C(throughput_mbps) for STREAM tests, C(transactions_per_s) for RR tests.
-      type: str
-      sample: throughput_mbps
     intervals:
       description:
         - Interim results (O(interval)), C({t, throughput_mbps}) or C({t, transactions_per_s}); UDP_STREAM
@@ -295,11 +224,6 @@ perflab_result:
       type: list
       elements: dict
       sample: [{t: 1.0, throughput_mbps: 9398.2}, {t: 2.0, throughput_mbps: 9420.7}]
-    nic:
-      description: NIC byte counters sampled each second during the test (with O(nic_interface)), else null.
-      type: dict
-      sample: {interface: data0, samples: [{t: 0.0, rx_bytes: 1200, tx_bytes: 5600, rx_packets: 10, tx_packets: 40}],
-               rx_mbps: 12.1, tx_mbps: 9502.3}
     processes:
       description: With O(processes) > 1, each process C({port (its server data port), metrics, status, error}); else null.
       type: list
@@ -314,10 +238,6 @@ perflab_result:
       description: Clear text of what went wrong, null when ok.
       type: str
       sample: "netperf exited 255: establish control: are you sure there is a netserver listening on 10.213.1.11 at port 12865?"
-    raw:
-      description: netperf output, bounded to 64 KiB.
-      type: str
-      sample: "9412.31,10^6bits/s,60.00,TCP,Send,..."
 confidence:
   description: With O(confidence), per process C({iterations, width_pct, level_pct, requested_width_pct, achieved}).
   returned: when O(confidence) is set and the test ran

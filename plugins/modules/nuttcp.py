@@ -15,7 +15,7 @@ version_added: 0.1.0
 description:
   - Runs the nuttcp client in client/server mode with parsable output (C(-fparse), one interval
     line a second) against running nuttcp servers and returns the measurement as one
-    C(perflab.result/1) record.
+    C(perflab.result/2) record.
   - nuttcp reports from the receiver's point of view, so C(throughput_mbps) is what the receiver got.
   - One C(nuttcp -S --nofork) server serves one client at a time (a second one is refused).
     With O(processes) > 1 that many clients run at once against the control ports O(port),
@@ -106,72 +106,18 @@ EXAMPLES = r'''
 RETURN = r'''
 perflab_result:
   description:
-    - One C(perflab.result/1) record in a list (see docs/result-record.md in the collection).
+    - One C(perflab.result/2) record in a list. Every field is described once, in docs/result-record.md
+      in the collection (identity, what ran, where, metrics, intervals, NIC samples, status); what follows
+      is what is particular to this tool.
     - Also returned when the test failed (with RV(perflab_result[].status=failed); the module fails).
   returned: always
   type: list
   elements: dict
   contains:
-    schema:
-      description: Record schema.
-      type: str
-      sample: perflab.result/1
-    run_id:
-      description: Study run identifier (O(run_id) or generated).
-      type: str
-      sample: 20261129T184000Z-ab12
-    config:
-      description: Configuration label (O(config)).
-      type: str
-      sample: Debian 12 stock
-    suite:
-      description: Suite name (O(suite)).
-      type: str
-      sample: adhoc
     test_id:
-      description: Stable test identifier, the test then parallel and the options that change the result.
+      description: The test id (docs/result-record.md), the same ad hoc, from a suite and in a plan-skipped record.
       type: str
       sample: nuttcp/tcp_stream/parallel=1
-    repetition:
-      description: Repetition number (O(repetition)).
-      type: int
-      sample: 1
-    started_at:
-      description: Start of the (first) nuttcp process, ISO 8601 UTC.
-      type: str
-      sample: '2026-11-29T18:40:00.123Z'
-    ended_at:
-      description: End of the (last) nuttcp process, ISO 8601 UTC.
-      type: str
-      sample: '2026-11-29T18:40:10.456Z'
-    tool:
-      description: Always C(nuttcp).
-      type: str
-      sample: nuttcp
-    tool_version:
-      description: From C(nuttcp -V).
-      type: str
-      sample: 6.1.2
-    test:
-      description: Normalized test name (O(test)).
-      type: str
-      sample: tcp_stream
-    protocol:
-      description: C(tcp) or C(udp).
-      type: str
-      sample: tcp
-    direction:
-      description: C(client_to_server) or C(server_to_client) (tcp_maerts).
-      type: str
-      sample: client_to_server
-    parallel:
-      description: Streams per process (O(parallel)).
-      type: int
-      sample: 1
-    duration_s:
-      description: Requested duration (O(duration)).
-      type: float
-      sample: 10.0
     options:
       description: The nuttcp-specific options as given (unset ones left out).
       type: dict
@@ -181,20 +127,6 @@ perflab_result:
       type: list
       elements: str
       sample: [/usr/bin/nuttcp, -fparse, -t, -T10, -i1, -N1, -P5000, -p5001, 10.213.1.11]
-    commands:
-      description: The argv of every nuttcp process.
-      type: list
-      elements: list
-      sample: [[/usr/bin/nuttcp, -fparse, -t, -T10, -i1, -N1, -P5000, -p5002, 10.213.1.11],
-               [/usr/bin/nuttcp, -fparse, -t, -T10, -i1, -N1, -P5001, -p5003, 10.213.1.11]]
-    client:
-      description: Client side C({name, address, interface, mtu}).
-      type: dict
-      sample: {name: lab1, address: null, interface: data0, mtu: 1500}
-    server:
-      description: Server side C({name, address, interface, mtu}).
-      type: dict
-      sample: {name: lab2, address: 10.213.1.11, interface: null, mtu: null}
     metrics:
       description:
         - Name to C({value, unit, higher_is_better}), summed over processes.
@@ -204,10 +136,6 @@ perflab_result:
           nuttcp reports it (8.x), C(jitter_ms); C(nic_rx_mbps), C(nic_tx_mbps) with O(nic_interface).
       type: dict
       sample: {throughput_mbps: {value: 9412.31, unit: Mbit/s, higher_is_better: true}}
-    primary:
-      description: Always C(throughput_mbps).
-      type: str
-      sample: throughput_mbps
     intervals:
       description:
         - Per-second samples C({t, throughput_mbps}) plus C(retransmits) (TCP, one stream) or C(lost_packets),
@@ -216,11 +144,6 @@ perflab_result:
       type: list
       elements: dict
       sample: [{t: 1.0, throughput_mbps: 9398.2, retransmits: 0.0}]
-    nic:
-      description: The client interface's counters sampled each second (with O(nic_interface)), else null.
-      type: dict
-      sample: {interface: data0, samples: [{t: 0.0, rx_bytes: 1200, tx_bytes: 5600, rx_packets: 10, tx_packets: 40}],
-               rx_mbps: 12.1, tx_mbps: 9502.3}
     processes:
       description: With O(processes) > 1, each process C({port (its control port), metrics, status, error}); else null.
       type: list
@@ -234,12 +157,7 @@ perflab_result:
     error:
       description: What went wrong in clear text, null when ok.
       type: str
-      sample: "nuttcp-t: v6.1.2: Error: connect: Connection refused"
-    raw:
-      description: nuttcp output (stdout and stderr), bounded to 64 KiB.
-      type: str
-      sample: "megabytes=11226.1250 real_seconds=10.00 rate_Mbps=9416.8311 tx_cpu=12 rx_cpu=45 retrans=0 rtt_ms=0.21"
-'''
+      sample: "nuttcp-t: v6.1.2: Error: connect: Connection refused"'''
 
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
