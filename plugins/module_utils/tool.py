@@ -25,6 +25,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import copy
+import re
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import process
@@ -71,6 +72,28 @@ class Test(object):
         self.primary = primary
         self.record_test = record_test
         self.flags = list(flags)
+
+
+SIZE_RE = re.compile(r'^[1-9][0-9]{0,9}[KMGkmg]?$')
+
+
+def udp_bitrate_errors(params, udp_test='udp_stream'):
+    """The UDP rate a client needs (Mbit/s per stream, 0 unlimited) and only UDP takes: iperf3, iperf2, nuttcp."""
+    test = params['test']
+    if test == udp_test:
+        if params.get('bitrate') is None:
+            return ['bitrate (Mbit/s per stream, 0 = unlimited) is required for %s' % udp_test]
+        if not 0 <= params['bitrate'] <= 1000000:
+            return ['bitrate must be between 0 and 1000000 Mbit/s, got %s' % params['bitrate']]
+    elif params.get('bitrate') is not None:
+        return ['bitrate applies to %s only, not %s' % (udp_test, test)]
+    return []
+
+
+def size_errors(params, fields=('window', 'length'), valid=SIZE_RE.match):
+    """Sizes given as text with an optional K, M or G suffix (socket buffers, write lengths)."""
+    return ['%s must be a positive number with an optional K, M or G suffix (e.g. 256K), got %r' % (field, params[field])
+            for field in fields if params.get(field) is not None and not valid(params[field])]
 
 
 def _id_value(value):

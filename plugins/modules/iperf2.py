@@ -29,11 +29,8 @@ author:
 extends_documentation_fragment:
   - perflab.network.test_common
   - perflab.network.attributes
-  - perflab.network.attributes.info_module
   - perflab.network.attributes.platform
-attributes:
-  platform:
-    platforms: posix
+  - perflab.network.attributes.test_module
 options:
   test:
     description:

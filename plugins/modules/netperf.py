@@ -29,19 +29,9 @@ author:
   - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.test_common
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details:
-      - In check mode nothing runs; the record has status V(skipped) and the command that would run.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
+  - perflab.network.attributes
+  - perflab.network.attributes.platform
+  - perflab.network.attributes.test_module
 options:
   test:
     description:

@@ -15,14 +15,12 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import ipaddress
-import re
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_iperf2
-from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool
+from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, size_errors, udp_bitrate_errors
 
-# iperf2 reads k/m/g as 10^3 and K/M/G as 2^10 in -w and -l: our sizes are the same text as iperf3's
-SIZE_RE = re.compile(r'^[1-9][0-9]{0,9}[KMGkmg]?$')
+# iperf2 reads k/m/g as 10^3 and K/M/G as 2^10 in -w and -l (iperf3: all 2^10): the text is passed as given
 
 
 def _is_ipv6(address):
@@ -61,22 +59,11 @@ class Iperf2(Tool):
     }
 
     def option_errors(self, params):
-        errors = []
-        test = params['test']
-        if test == 'udp_stream':
-            if params.get('bitrate') is None:
-                errors.append('bitrate (Mbit/s per stream) is required for udp_stream (iperf2 sends 1 Mbit/s '
-                              'without it)')
-        elif params.get('bitrate') is not None:
-            errors.append('bitrate applies to udp_stream only, not %s' % test)
-        if test == 'udp_stream' and params.get('mss') is not None:
+        # without -b iperf2 sends 1 Mbit/s
+        errors = udp_bitrate_errors(params)
+        if params['test'] == 'udp_stream' and params.get('mss') is not None:
             errors.append('mss applies to the TCP tests only, not udp_stream')
-        for field in ('window', 'length'):
-            value = params.get(field)
-            if value is not None and not SIZE_RE.match(value):
-                errors.append('%s must be a positive number with an optional K, M or G suffix (e.g. 256K), got %r'
-                              % (field, value))
-        return errors
+        return errors + size_errors(params)
 
     def version_argv(self, executable):
         # iperf -v prints to stderr and exits 1

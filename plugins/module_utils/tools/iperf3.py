@@ -11,10 +11,9 @@ __metaclass__ = type
 import re
 
 from ansible_collections.perflab.network.plugins.module_utils import parse_iperf3
-from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool
+from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, size_errors, udp_bitrate_errors
 from ansible_collections.perflab.network.plugins.module_utils.units import from_mbps
 
-SIZE_RE = re.compile(r'^[1-9][0-9]{0,9}[KMGkmg]?$')
 CONGESTION_RE = re.compile(r'^[a-z][a-z0-9_-]{0,15}$')
 
 
@@ -50,22 +49,10 @@ class Iperf3(Tool):
         return self.openings(self.default_port, settings.get('iperf3_ports') or 1)
 
     def option_errors(self, params):
-        errors = []
-        test = params['test']
-        if test == 'udp_stream':
-            if params.get('bitrate') is None:
-                errors.append('bitrate (Mbit/s per stream, 0 = unlimited) is required for udp_stream')
-            elif not 0 <= params['bitrate'] <= 1000000:
-                errors.append('bitrate must be between 0 and 1000000 Mbit/s, got %s' % params['bitrate'])
-        elif params.get('bitrate') is not None:
-            errors.append('bitrate applies to udp_stream only, not %s' % test)
-        if test == 'udp_stream' and params.get('mss') is not None:
+        errors = udp_bitrate_errors(params)
+        if params['test'] == 'udp_stream' and params.get('mss') is not None:
             errors.append('mss applies to the TCP tests only, not udp_stream')
-        for field in ('window', 'length'):
-            value = params.get(field)
-            if value is not None and not SIZE_RE.match(value):
-                errors.append('%s must be a positive number with an optional K, M or G suffix (e.g. 256K), got %r'
-                              % (field, value))
+        errors += size_errors(params)
         if params.get('congestion') is not None and not CONGESTION_RE.match(params['congestion']):
             errors.append('congestion must be an algorithm name such as cubic or bbr (lower-case letters, digits, '
                           '"_", "-"), got %r' % (params['congestion'],))

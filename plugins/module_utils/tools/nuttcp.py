@@ -14,7 +14,7 @@ import re
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_nuttcp
-from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool
+from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, size_errors, udp_bitrate_errors
 from ansible_collections.perflab.network.plugins.module_utils.units import from_mbps
 
 # nuttcp's own default data port: 5001 up to 6.2.7, 5101 from 6.2.8 (the module always
@@ -70,22 +70,11 @@ class Nuttcp(Tool):
         return out
 
     def option_errors(self, params):
-        errors = []
+        errors = udp_bitrate_errors(params)
         test = params['test']
-        if test == 'udp_stream':
-            if params.get('bitrate') is None:
-                errors.append('bitrate (Mbit/s per stream, 0 = unlimited) is required for udp_stream')
-            elif not 0 <= params['bitrate'] <= 1000000:
-                errors.append('bitrate must be between 0 and 1000000 Mbit/s, got %s' % params['bitrate'])
-        elif params.get('bitrate') is not None:
-            errors.append('bitrate applies to udp_stream only, not %s' % test)
         if params.get('bind') is not None:
             errors.append('bind is not supported by nuttcp (the client cannot bind a source address)')
-        for field in ('window', 'length'):
-            value = params.get(field)
-            if value is not None and size_bytes(value) is None:
-                errors.append('%s must be a positive number with an optional K, M or G suffix (e.g. 256K), got %r'
-                              % (field, value))
+        errors += size_errors(params, valid=size_bytes)
         if params.get('length') and test == 'udp_stream' and (size_bytes(params['length']) or 0) > 65507:
             errors.append('length must be at most 65507 for udp_stream (the largest UDP datagram)')
         data_port = params.get('data_port')
