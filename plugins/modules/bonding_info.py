@@ -118,9 +118,6 @@ import re
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.perflab.network.plugins.module_utils import host_network
-# the management interface and the stack are found by the functions host_network_info uses
-from ansible_collections.perflab.network.plugins.module_utils.host_network import (  # noqa: F401
-    interface_of_address, interface_of_address_freebsd)
 
 SYS_NET = '/sys/class/net'
 # the one order of host_network; FreeBSD is found on FreeBSD only
