@@ -19,7 +19,7 @@ description:
   - O(state=armed), before the change - copies O(files) as they are (a file that does not exist is
     noted by having no copy), writes the timer to C(O(state_dir)/rollback-O(name).sh) and starts it
     detached from the connection. After O(delay) seconds, unless disarmed, it puts the files back
-    (removes those that did not exist), runs O(commands) and O(shell), and records the time in
+    (removes those that did not exist), runs O(commands) and O(script_lines), and records the time in
     C(rolled-back-O(name)).
   - O(state=confirmed), after a fresh connection worked - disarms the timer and records
     C(confirmed-O(name)). Fails when the timer acted already (the confirmation came too late).
@@ -69,7 +69,7 @@ options:
     type: list
     elements: list
     default: []
-  shell:
+  script_lines:
     description: With O(state=armed), shell lines the timer runs after O(commands) (for loops over what the stack needs).
     type: str
     default: ""
@@ -137,7 +137,7 @@ def main():
             delay=dict(type='int', default=120),
             files=dict(type='list', elements='path', default=[]),
             commands=dict(type='list', elements='list', default=[]),
-            shell=dict(type='str', default=''),
+            script_lines=dict(type='str', default=''),
         ),
         supports_check_mode=True,
     )
@@ -152,7 +152,7 @@ def main():
                 module.fail_json(msg='delay must be 1-3600 (got %s)' % params['delay'])
             changed = True
             if not module.check_mode:
-                host_guard.arm(state_dir, name, params['delay'], params['files'], params['commands'], params['shell'])
+                host_guard.arm(state_dir, name, params['delay'], params['files'], params['commands'], params['script_lines'])
         elif state == 'confirmed':
             if module.check_mode:
                 changed = host_guard.status(state_dir, name)['armed']

@@ -48,6 +48,11 @@ def test_script_text(tmp_path):
     assert lines[-4:] == ['ip link set dev x0 mtu 1500', 'echo last', 'rm -f %s/armed-mtu' % tmp_path,
                           'date > %s/rolled-back-mtu' % tmp_path]
     subprocess.run(['sh', '-n', '-c', text], check=True)
+    # what reaches the shell is quoted: a hostile interface name or path stays one word
+    hostile = hg.script('mtu', 'tok', 7, str(tmp_path), files=['/tmp/x; reboot'],
+                        commands=[['ip', 'link', 'set', 'dev', '$(reboot)', 'mtu', 1500]])
+    assert "ip link set dev '$(reboot)' mtu 1500" in hostile.splitlines()
+    assert "restore '/tmp/x; reboot' '_tmp_x; reboot'" in hostile.splitlines()
 
 
 def test_unconfirmed_timer_puts_back_and_runs_the_commands(tmp_path):
