@@ -66,6 +66,12 @@ class CallbackModule(CallbackBase):
 
     def v2_runner_item_on_failed(self, result):
         self._collect(result, 'item_failed')
+        data = getattr(result, '_result', None) or {}
+        if data.get('unreachable'):
+            # one item of a loop lost the connection: Ansible reports the task as failed (and,
+            # with ignore_errors, ignored) when other items got through, but the host was unreachable
+            host = result._host.get_name() if getattr(result, '_host', None) else None
+            self._write({'event': 'unreachable', 'host': host, 'msg': data.get('msg')})
 
     def v2_runner_on_unreachable(self, result):
         host = result._host.get_name() if getattr(result, '_host', None) else None
