@@ -1,0 +1,130 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The benchmark preflight of one host: what it reads and what it decides (bench_preflight).
+
+Reading: the ping argv of each data address, the pidfiles of our servers in the pid dir,
+the listening ports from /proc/net (TCP in LISTEN, UDP bound and unconnected: what
+``ss -Hltnu`` lists). Deciding (pure): which leftover servers to stop and which planned
+ports something else holds.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+import re
+
+from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils import registry
+
+PID_DIR = '/run/perflab'
+# bench_server's pidfiles: <tool>-<port>.pid, tools from the registry
+PIDFILE_RE = re.compile(r'^(%s)-(\d{1,5})\.pid$' % '|'.join(re.escape(name) for name in registry.NAMES))
+PING_WAIT_S = 3
+# /proc/net state column: 0A = TCP_LISTEN; 07 = TCP_CLOSE, which a bound, unconnected UDP socket shows
+LISTEN_STATES = {'tcp': '0A', 'udp': '07'}
+
+
+def ping_argv(address, wait=PING_WAIT_S):
+    """One echo request to ``address``, waiting ``wait`` s for the answer."""
+    return ['ping', '-c', '1', '-W', str(wait), address]
+
+
+def pidfile_name(tool, port):
+    return '%s-%d.pid' % (tool, port)
+
+
+def parse_pidfile(name):
+    """``iperf3-5201.pid`` -> ('iperf3', 5201); None for a name that is not one of our servers'."""
+    match = PIDFILE_RE.match(name)
+    if not match:
+        return None
+    return match.group(1), int(match.group(2))
+
+
+def server_pidfiles(names):
+    """Our servers' pidfile names among ``names`` (a directory listing), sorted."""
+    return sorted(name for name in names if parse_pidfile(name))
+
+
+def list_pidfiles(pid_dir=PID_DIR):
+    try:
+        names = os.listdir(pid_dir)
+    except (IOError, OSError):
+        names = []
+    return server_pidfiles(names)
+
+
+def server_ports(server):
+    """The ports of one planned server entry ({tool, port, count, ...})."""
+    first = int(server['port'])
+    return list(range(first, first + int(server.get('count') or 1)))
+
+
+def planned_pidfiles(servers):
+    """The pidfile names the planned servers would have."""
+    return set(pidfile_name(server['tool'], port) for server in servers for port in server_ports(server))
+
+
+def leftovers_on_planned_ports(servers, pidfiles):
+    """The planned servers with a pidfile on one of their ports: stop them before checking the ports."""
+    found = set(pidfiles)
+    return [server for server in servers
+            if any(pidfile_name(server['tool'], port) in found for port in server_ports(server))]
+
+
+def leftovers_on_unplanned_ports(servers, pidfiles):
+    """[{tool, port}] of our servers' pidfiles that no planned server has (sorted by pidfile name)."""
+    planned = planned_pidfiles(servers)
+    out = []
+    for name in sorted(pidfiles):
+        parsed = parse_pidfile(name)
+        if parsed and name not in planned:
+            out.append({'tool': parsed[0], 'port': parsed[1]})
+    return out
+
+
+def parse_proc_net(text, state):
+    """Local ports of the sockets in ``state`` in one /proc/net/{tcp,tcp6,udp,udp6} table."""
+    ports = set()
+    for line in text.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) < 4 or fields[3] != state:
+            continue
+        ports.add(process._decode_proc_net_address(fields[1])[1])
+    return ports
+
+
+def listening_ports(net_dir='/proc/net'):
+    """{'tcp': [ports], 'udp': [ports]} of this network namespace, IPv4 and IPv6, sorted."""
+    out = {}
+    for protocol, state in sorted(LISTEN_STATES.items()):
+        ports = set()
+        for table in (protocol, protocol + '6'):
+            try:
+                with open(os.path.join(net_dir, table)) as handle:
+                    text = handle.read()
+            except (IOError, OSError):
+                continue
+            ports |= parse_proc_net(text, state)
+        out[protocol] = sorted(ports)
+    return out
+
+
+def taken_ports(servers, listening):
+    """The planned servers' ports (the first of each) that something listens on, TCP or UDP."""
+    busy = set(listening.get('tcp', [])) | set(listening.get('udp', []))
+    taken = []
+    for server in servers:
+        port = int(server['port'])
+        if port in busy and port not in taken:
+            taken.append(port)
+    return taken
+
+
+def unreachable(addresses, results):
+    """The addresses whose ping (``results``: ProcessResults in the same order) did not answer."""
+    return [address for address, result in zip(addresses, results) if result.rc != 0]

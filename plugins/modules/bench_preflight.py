@@ -1,0 +1,216 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: bench_preflight
+short_description: Check a benchmark host's data paths, leftover test servers and planned ports
+version_added: 0.1.0
+description:
+  - The preflight of the C(perflab.network.benchmark) role on one host, in one round trip, before any
+    server starts.
+  - Pings each of O(addresses) once (C(ping -c 1 -W O(ping_wait) ADDRESS), an argv, never a shell; all at
+    once) and returns those that did not answer in RV(unanswered).
+  - With O(servers) (the servers this run plans on the host), lists the pidfiles of test servers in
+    O(pid_dir) (C(TOOL-PORT.pid), the tools of the registry; an interrupted run can leave its servers
+    behind) and decides which of them to stop, with the C(perflab.network.bench_server) module -
+    RV(stop_planned), the planned servers with a pidfile on one of their ports, and RV(stop_unplanned),
+    the servers on ports this run does not plan (nothing else would ever stop them).
+  - Lists the ports something listens on in this network namespace from C(/proc/net) (TCP in C(LISTEN),
+    UDP bound and unconnected; IPv4 and IPv6, what C(ss -Hltnu) lists) in RV(listening), and returns the
+    planned ports among them in RV(taken).
+  - Reads only; changes nothing, so it runs in check mode as well.
+author:
+  - perflab.network contributors (@perflab)
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: The module only reads (it pings and lists), and does the same in check mode.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: none
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: linux
+notes:
+  - The listening ports come from C(/proc/net), so they are those of the host's network namespace.
+  - Leftover servers are looked for only on a host with O(servers), as the pidfiles are what a server host leaves.
+options:
+  addresses:
+    description: Data addresses to ping (the servers of this host's pairs, when it is a client).
+    type: list
+    elements: str
+    default: []
+  servers:
+    description:
+      - The servers this run plans on this host, as the C(perflab.network.benchmark_plan) module returns
+        them under C(bench_server) of each of its C(servers).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      tool:
+        description: The tool (one of the registry's).
+        type: str
+        required: true
+      port:
+        description: The first port.
+        type: int
+        required: true
+      count:
+        description: How many servers, on O(servers[].port) .. O(servers[].port) + O(servers[].count) - 1.
+        type: int
+        default: 1
+      bind:
+        description: The address the servers listen on (returned as it is in RV(stop_planned)).
+        type: str
+  pid_dir:
+    description: Where C(perflab.network.bench_server) keeps its pidfiles.
+    type: path
+    default: /run/perflab
+  ping_wait:
+    description: Seconds to wait for each echo reply (1-60).
+    type: int
+    default: 3
+seealso:
+  - module: perflab.network.bench_server
+  - module: perflab.network.benchmark_plan
+'''
+
+EXAMPLES = r'''
+- name: Check the data paths and the planned ports
+  perflab.network.bench_preflight:
+    addresses: [10.0.1.2]
+    servers:
+      - {tool: iperf3, bind: 10.0.1.1, port: 5201, count: 2}
+  register: preflight
+
+- name: Stop a leftover server on a planned port
+  perflab.network.bench_server:
+    tool: "{{ item.tool }}"
+    state: stopped
+    bind: "{{ item.bind }}"
+    port: "{{ item.port }}"
+    count: "{{ item.count }}"
+  loop: "{{ preflight.stop_planned }}"
+'''
+
+RETURN = r'''
+unanswered:
+  description:
+    - The addresses of O(addresses) that did not answer the ping, in the order given.
+    - Not called C(unreachable), a key Ansible reads as the host itself being unreachable.
+  returned: always
+  type: list
+  elements: str
+  sample: [10.0.1.2]
+pidfiles:
+  description: The pidfile names of test servers found in O(pid_dir), sorted (empty without O(servers)).
+  returned: always
+  type: list
+  elements: str
+  sample: [iperf3-5201.pid, nuttcp-5000.pid]
+stop_planned:
+  description: The entries of O(servers) with a pidfile on one of their ports (C(tool), C(bind), C(port), C(count)).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{tool: iperf3, bind: 10.0.1.1, port: 5201, count: 2}]
+stop_unplanned:
+  description: The servers with a pidfile on a port no entry of O(servers) has (C(tool), C(port)), sorted by pidfile name.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{tool: nuttcp, port: 5000}]
+listening:
+  description: The ports something listens on, C(tcp) (state C(LISTEN)) and C(udp) (bound, unconnected), each sorted.
+  returned: always
+  type: dict
+  sample: {tcp: [22, 5201], udp: [5001]}
+taken:
+  description:
+    - The first ports of O(servers) that are in RV(listening) (TCP or UDP), each once. Leftover servers
+      count too, so stop them first and call the module again.
+  returned: always
+  type: list
+  elements: int
+  sample: [5201]
+pings:
+  description: The argv of each ping run.
+  returned: always
+  type: list
+  elements: list
+  sample: [[ping, "-c", "1", "-W", "3", 10.0.1.2]]
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.perflab.network.plugins.module_utils import preflight
+from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils import registry
+
+
+def argument_spec():
+    return dict(
+        addresses=dict(type='list', elements='str', default=[]),
+        servers=dict(type='list', elements='dict', default=[], options=dict(
+            tool=dict(type='str', required=True),
+            port=dict(type='int', required=True),
+            count=dict(type='int', default=1),
+            bind=dict(type='str'),
+        )),
+        pid_dir=dict(type='path', default=preflight.PID_DIR),
+        ping_wait=dict(type='int', default=preflight.PING_WAIT_S),
+    )
+
+
+def param_errors(params):
+    errors = []
+    if not 1 <= params['ping_wait'] <= 60:
+        errors.append('ping_wait must be from 1 to 60, got %d' % params['ping_wait'])
+    for index, server in enumerate(params['servers']):
+        if server['tool'] not in registry.TOOLS:
+            errors.append('servers[%d].tool must be one of %s, got %r' % (index, ', '.join(registry.NAMES), server['tool']))
+        if not 1 <= server['port'] <= 65535 or not 1 <= server['count'] <= 65536 - server['port']:
+            errors.append('servers[%d]: the ports %d .. %d are not all from 1 to 65535'
+                          % (index, server['port'], server['port'] + server['count'] - 1))
+    return errors
+
+
+def preflight_result(params, run_many=process.run_many, list_pidfiles=preflight.list_pidfiles,
+                     listening_ports=preflight.listening_ports):
+    """What the module returns; the readers are parameters so that the decisions are tested without a host."""
+    servers = [dict((key, server[key]) for key in ('tool', 'bind', 'port', 'count')) for server in params['servers']]
+    pings = [preflight.ping_argv(address, params['ping_wait']) for address in params['addresses']]
+    results = run_many(pings, params['ping_wait'] + 5) if pings else []
+    pidfiles = list_pidfiles(params['pid_dir']) if servers else []
+    listening = listening_ports()
+    return dict(
+        changed=False,
+        unanswered=preflight.unreachable(params['addresses'], results),
+        pidfiles=pidfiles,
+        stop_planned=preflight.leftovers_on_planned_ports(servers, pidfiles),
+        stop_unplanned=preflight.leftovers_on_unplanned_ports(servers, pidfiles),
+        listening=listening,
+        taken=preflight.taken_ports(servers, listening),
+        pings=pings,
+    )
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    errors = param_errors(module.params)
+    if errors:
+        module.fail_json(msg='bench_preflight: ' + '; '.join(errors))
+    module.exit_json(**preflight_result(module.params))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,169 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""bench_preflight: the ping argv, the pidfiles, the listening ports of real /proc/net tables, the decisions."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.perflab.network.plugins.module_utils import preflight
+from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
+from ansible_collections.perflab.network.plugins.modules import bench_preflight
+
+PROCNET = Path(__file__).resolve().parents[2] / 'fixtures' / 'procnet' / 'linux-6.18'
+
+
+def ss_ports(text):
+    """The ports of ``ss -Hltnu`` lines, as the role's Jinja read them (column 5, after the last colon)."""
+    out = {'tcp': set(), 'udp': set()}
+    for line in text.splitlines():
+        fields = line.split()
+        out[fields[0]].add(int(fields[4].rsplit(':', 1)[1]))
+    return dict((key, sorted(value)) for key, value in out.items())
+
+
+def test_listening_ports_of_real_proc_net_tables_are_what_ss_lists():
+    listening = preflight.listening_ports(str(PROCNET))
+    assert listening == {'tcp': [5000, 5201, 8888, 12865], 'udp': [5001, 9999]}
+    assert listening == ss_ports((PROCNET / 'ss-Hltnu.txt').read_text())
+
+
+def test_connected_sockets_are_not_listening():
+    tcp = (PROCNET / 'tcp').read_text()
+    # the connected pair: 127.0.0.1:5201 <-> :54442, state 01 on both ends
+    assert preflight.parse_proc_net(tcp, '01') == {5201, 54442}
+    assert preflight.parse_proc_net(tcp, '0A') == {5201, 12865}
+    # the UDP socket on 40000 is connected (01): ss -l leaves it out
+    assert preflight.parse_proc_net((PROCNET / 'udp').read_text(), '07') == {5001}
+
+
+def test_a_missing_table_is_no_port(tmp_path):
+    (tmp_path / 'tcp').write_text((PROCNET / 'tcp').read_text())
+    assert preflight.listening_ports(str(tmp_path)) == {'tcp': [5201, 12865], 'udp': []}
+
+
+def test_ping_argv():
+    assert preflight.ping_argv('10.0.1.2') == ['ping', '-c', '1', '-W', '3', '10.0.1.2']
+    assert preflight.ping_argv('fd00::2', 5) == ['ping', '-c', '1', '-W', '5', 'fd00::2']
+
+
+def test_pidfiles_of_registered_tools_only(tmp_path):
+    for name in ('nuttcp-5000.pid', 'iperf3-5201.pid', 'iperf2-5001.pid', 'iperf3-5201.log', 'notes.pid',
+                 'bogus-1.pid', 'iperf3-123456.pid', 'ethr-8888.pid'):
+        (tmp_path / name).write_text('1\n')
+    assert preflight.list_pidfiles(str(tmp_path)) == ['ethr-8888.pid', 'iperf2-5001.pid', 'iperf3-5201.pid', 'nuttcp-5000.pid']
+    assert preflight.list_pidfiles(str(tmp_path / 'missing')) == []
+    assert preflight.parse_pidfile('netperf-12865.pid') == ('netperf', 12865)
+    assert preflight.parse_pidfile('netperf-12865.log') is None
+
+
+SERVERS = [{'tool': 'iperf3', 'bind': '10.0.1.1', 'port': 5201, 'count': 2},
+           {'tool': 'netperf', 'bind': '10.0.1.1', 'port': 12865, 'count': 1}]
+
+
+def test_leftovers_on_planned_ports_are_the_servers_with_a_pidfile_in_their_range():
+    assert preflight.leftovers_on_planned_ports(SERVERS, ['iperf3-5202.pid']) == [SERVERS[0]]
+    assert preflight.leftovers_on_planned_ports(SERVERS, ['netperf-12865.pid', 'iperf3-5201.pid']) == SERVERS
+    # another tool's pidfile on a planned port is not this server's
+    assert preflight.leftovers_on_planned_ports(SERVERS, ['nuttcp-5201.pid', 'iperf3-5203.pid']) == []
+
+
+def test_leftovers_of_unplanned_tools_and_ports_are_stopped():
+    pidfiles = ['iperf3-5201.pid', 'iperf3-5202.pid', 'iperf3-5203.pid', 'netperf-12865.pid', 'nuttcp-5000.pid',
+                'ethr-8888.pid', 'iperf2-5001.pid', 'notes.pid']
+    assert preflight.leftovers_on_unplanned_ports(SERVERS, pidfiles) == [
+        {'tool': 'ethr', 'port': 8888}, {'tool': 'iperf2', 'port': 5001}, {'tool': 'iperf3', 'port': 5203},
+        {'tool': 'nuttcp', 'port': 5000}]
+    assert preflight.leftovers_on_unplanned_ports(SERVERS, ['iperf3-5201.pid', 'netperf-12865.pid']) == []
+    assert preflight.leftovers_on_unplanned_ports(SERVERS, []) == []
+
+
+def test_taken_ports_are_the_first_planned_ports_listening_tcp_or_udp():
+    listening = preflight.listening_ports(str(PROCNET))
+    assert preflight.taken_ports(SERVERS, listening) == [5201, 12865]
+    assert preflight.taken_ports([{'tool': 'iperf2', 'port': 5001, 'count': 1}], listening) == [5001]   # UDP
+    assert preflight.taken_ports([{'tool': 'iperf3', 'port': 5202, 'count': 1}], listening) == []
+    assert preflight.taken_ports(SERVERS + SERVERS, listening) == [5201, 12865]
+
+
+# -- the module ------------------------------------------------------------------------------------
+def run_module(args, capsys, check_mode=False):
+    if check_mode:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            bench_preflight.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def fake_pings(answering):
+    calls = []
+
+    def run_many(argvs, timeout):
+        calls.append((argvs, timeout))
+        return [ProcessResult(argv, rc=0 if argv[-1] in answering else 1) for argv in argvs]
+    return run_many, calls
+
+
+def test_result_pings_each_address_once_and_decides_on_the_host_state(tmp_path):
+    for name in ('iperf3-5202.pid', 'nuttcp-5000.pid', 'iperf3-5201.log'):
+        (tmp_path / name).write_text('1\n')
+    run_many, calls = fake_pings({'10.0.1.2'})
+    params = dict(addresses=['10.0.1.2', '10.0.1.3'], servers=[dict(s) for s in SERVERS], pid_dir=str(tmp_path), ping_wait=3)
+    result = bench_preflight.preflight_result(params, run_many=run_many,
+                                              listening_ports=lambda: preflight.listening_ports(str(PROCNET)))
+    assert calls == [([['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']], 8)]
+    assert result == dict(
+        changed=False, unanswered=['10.0.1.3'], pidfiles=['iperf3-5202.pid', 'nuttcp-5000.pid'],
+        stop_planned=[SERVERS[0]], stop_unplanned=[{'tool': 'nuttcp', 'port': 5000}],
+        listening={'tcp': [5000, 5201, 8888, 12865], 'udp': [5001, 9999]}, taken=[5201, 12865],
+        pings=[['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']])
+
+
+def test_a_client_only_host_pings_and_looks_for_no_pidfile(tmp_path):
+    (tmp_path / 'iperf3-5201.pid').write_text('1\n')
+    run_many, calls = fake_pings(set())
+    params = dict(addresses=['10.0.1.1'], servers=[], pid_dir=str(tmp_path), ping_wait=2)
+    result = bench_preflight.preflight_result(params, run_many=run_many, listening_ports=lambda: {'tcp': [], 'udp': []})
+    assert result['unanswered'] == ['10.0.1.1'] and calls[0][1] == 7
+    assert result['pidfiles'] == [] and result['stop_unplanned'] == [] and result['taken'] == []
+
+
+def test_no_address_runs_no_ping(tmp_path):
+    def run_many(argvs, timeout):
+        raise AssertionError('no ping expected')
+    params = dict(addresses=[], servers=[dict(s) for s in SERVERS], pid_dir=str(tmp_path), ping_wait=3)
+    result = bench_preflight.preflight_result(params, run_many=run_many, listening_ports=lambda: {'tcp': [], 'udp': []})
+    assert result['pings'] == [] and result['unanswered'] == [] and result['stop_planned'] == []
+
+
+def test_module_runs_in_check_mode_and_changes_nothing(tmp_path, capsys):
+    (tmp_path / 'iperf3-5201.pid').write_text('1\n')
+    out = run_module(dict(servers=[{'tool': 'iperf3', 'port': 5201, 'count': 1, 'bind': '127.0.0.1'}],
+                          pid_dir=str(tmp_path)), capsys, check_mode=True)
+    assert out['changed'] is False and not out.get('failed') and 'unreachable' not in out
+    assert out['stop_planned'] == [{'tool': 'iperf3', 'bind': '127.0.0.1', 'port': 5201, 'count': 1}]
+    assert sorted(out['listening']) == ['tcp', 'udp']
+    assert (tmp_path / 'iperf3-5201.pid').exists()
+
+
+def test_module_ping_of_loopback_answers(capsys):
+    out = run_module(dict(addresses=['127.0.0.1']), capsys)
+    assert out['unanswered'] == [] and out['pings'] == [['ping', '-c', '1', '-W', '3', '127.0.0.1']]
+
+
+@pytest.mark.parametrize('args, words', [
+    (dict(servers=[{'tool': 'bogus', 'port': 5201}]), ['servers[0].tool', 'ethr, iperf2, iperf3, netperf, nuttcp', "'bogus'"]),
+    (dict(servers=[{'tool': 'iperf3', 'port': 65535, 'count': 2}]), ['servers[0]', '65535 .. 65536']),
+    (dict(servers=[{'tool': 'iperf3', 'port': 0}]), ['servers[0]', '0 .. 0']),
+    (dict(ping_wait=0), ['ping_wait', 'from 1 to 60']),
+])
+def test_module_refuses_bad_input(args, words, capsys):
+    out = run_module(args, capsys)
+    assert out['failed'] and all(word in out['msg'] for word in words), out['msg']
