@@ -59,6 +59,15 @@ def parse_process(tool, params, proc, timeout, context):
     return parsed
 
 
+def measured_seconds(parsed, params):
+    """How long the tool measured: its last interval's end (its own clock), else the duration asked."""
+    ends = [sample.get('t') for result in parsed for sample in result.get('intervals') or []
+            if isinstance(sample.get('t'), (int, float)) and not isinstance(sample.get('t'), bool)]
+    if ends and max(ends) > 0:
+        return float(max(ends))
+    return float(params.get('duration') or 0) or None
+
+
 def run_test(module, tool, params):
     """Run one test of ``tool`` with ``params`` (validated); exits the module with its record."""
     validate(module, tool, params)
@@ -76,7 +85,8 @@ def run_test(module, tool, params):
     interface = params.get('nic_interface')
     record = rec.new_record(params, tool.name, test, protocol, direction, tool.test_id(params),
                             options=tool.given_options(params), tool_version=version,
-                            client_mtu=interface_mtu(interface) if interface else None)
+                            client_mtu=interface_mtu(interface) if interface else None,
+                            parallel=tool.effective_parallel(params), notes=tool.notes(params))
     rec.set_commands(record, argvs)
     rec.set_primary(record, tool.primary(params))
 
@@ -85,10 +95,11 @@ def run_test(module, tool, params):
         module.exit_json(changed=False, perflab_result=[record])
 
     timeout = tool.timeout(params)
+    sampler = ended_t = None
     if interface:
         with NicSampler(interface) as sampler:
             procs = _run_all(argvs, timeout)
-        rec.add_nic(record, sampler.result())
+            ended_t = sampler.elapsed()
     else:
         procs = _run_all(argvs, timeout)
 
@@ -113,6 +124,12 @@ def run_test(module, tool, params):
         record['intervals'] = parsed[0]['intervals']
     if not failures:
         rec.add_metrics(record, combined)
+    if sampler is not None:
+        # the NIC rate over the seconds the tool measured (they end when it exits), not its start-up
+        measured = measured_seconds(parsed, params)
+        nic = sampler.result(window=(ended_t - measured, ended_t) if measured and ended_t else None)
+        # a failed record keeps the samples but carries no NIC rates as results
+        rec.add_nic(record, nic, metrics=not failures)
 
     raw = '\n'.join(('# %s\n' % ' '.join(proc.argv) if multi else '') + proc.stdout + proc.stderr for proc in procs)
     first = procs[0]

@@ -219,6 +219,10 @@ class Tool(object):
         """The streams/threads the tool really runs (a tool version may ignore the option)."""
         return int(params.get('parallel') or 1)
 
+    def notes(self, params):
+        """What a record of a test with ``params`` must say beside its values (e.g. an option ignored)."""
+        return []
+
     def test_id(self, params):
         test = self.record_test(params)[0]
         return test_id(self.name, test, self.effective_parallel(params), params.get('processes') or 1,

@@ -220,7 +220,8 @@ def skipped_record(item, run_id, suite_name, reason):
                   nic_interface=item['client_interface'])
     # built on the controller: no host facts (MTU) of the controller end up in it
     rec = records.new_record(params, item['tool'], test, protocol, direction, item['test_id'],
-                             options=tool.given_options(test_params))
+                             options=tool.given_options(test_params), parallel=tool.effective_parallel(test_params),
+                             notes=tool.notes(test_params))
     return records.finish_record(rec, None, 'skipped', error=reason) or rec
 
 
@@ -254,8 +255,9 @@ def main():
             suite = yaml_load(f)
         if not isinstance(suite, dict):
             raise suites.PlanError('suite file %s is not a YAML mapping' % path)
+        notes = []
         tests = suites.expand_suite(suite, duration=p['duration'], repetitions=p['repetitions'],
-                                    parallel=p['parallel'], tools=p['tools'])
+                                    parallel=p['parallel'], tools=p['tools'], notes=notes)
         suites.check_explicit_ports(p['pairs'])
         pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
                                   explicit=p['pairs'], mesh=p['mesh'])
@@ -294,6 +296,7 @@ def main():
                % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped)),
                'expected duration: about %d min %02d s' % (expected // 60, expected % 60),
                'run id: %s' % run_id]
+    summary += notes
     if p['serialize_pairs']:
         summary.append('pairs sharing a switch run one after another: %d wave(s)' % waves)
     for pair in pairs:

@@ -59,6 +59,22 @@ class Ethr(Tool):
             return 'tcp'
         return params['protocol']
 
+    # ethr 1.0 runs its latency test over one connection whatever -n says
+    single_connection_tests = ('latency',)
+
+    def effective_parallel(self, params):
+        if (params.get('test') or self.default_test) in self.single_connection_tests:
+            return 1
+        return int(params.get('parallel') or 1)
+
+    def notes(self, params):
+        test = params.get('test') or self.default_test
+        asked = int(params.get('parallel') or 1)
+        if test in self.single_connection_tests and asked > 1:
+            return ['parallel %d ignored: ethr 1.0 runs the %s test over one connection whatever -n says '
+                    '(parallel recorded as 1)' % (asked, test)]
+        return []
+
     def record_test(self, params):
         test = params.get('test') or self.default_test
         spec = self.tests[test]
@@ -119,7 +135,7 @@ class Ethr(Tool):
         test = params['test']
         argv = [executable, '-c', params['server'], '-port', '%d' % self.process_port(params, index),
                 '-t', parse_ethr.TESTS[test][0], '-p', 'http' if test == 'http' else self.effective_protocol(params),
-                '-n', '%d' % (params.get('parallel') or 1), '-d', _seconds(params['duration'])]
+                '-n', '%d' % self.effective_parallel(params), '-d', _seconds(params['duration'])]
         if params.get('bind'):
             argv += ['-ip', params['bind']]
         if params.get('reverse'):

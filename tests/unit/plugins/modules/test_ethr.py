@@ -110,8 +110,22 @@ def test_latency(tools, capsys):
     assert record['primary'] == 'latency_us_mean'
     assert record['metrics']['latency_us_max']['value'] == 421.004
     assert record['metrics']['latency_us_p50']['value'] == pytest.approx(33.6195)
-    # one sample per measurement, gap apart
-    assert [sample['t'] for sample in record['intervals']] == [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+    # one sample per measurement; ethr prints no time for them (6 rows in a 5 s run): none is made up
+    assert [sample['n'] for sample in record['intervals']] == [1, 2, 3, 4, 5, 6]
+    assert {sample['t'] for sample in record['intervals']} == {None}
+    assert record['notes'] == []
+
+
+def test_latency_ignores_parallel_and_says_so(tools, capsys):
+    fake = tools([fixture('tcp_lat.txt')])
+    result = run_module({'server': '10.77.0.1', 'test': 'latency', 'parallel': 8, 'duration': 5}, capsys)
+    # ethr 1.0 ignores -n for latency: the argv, the record and its id say what really ran
+    assert fake.test_calls[0][9:11] == ['-n', '1']
+    record = result['perflab_result'][0]
+    assert record['status'] == 'ok'
+    assert record['parallel'] == 1
+    assert record['test_id'] == 'ethr/tcp_latency/parallel=1'
+    assert len(record['notes']) == 1 and 'parallel 8 ignored' in record['notes'][0]
 
 
 def test_packets(tools, capsys):
