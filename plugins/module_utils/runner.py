@@ -68,8 +68,12 @@ def measured_seconds(parsed, params):
     return float(params.get('duration') or 0) or None
 
 
-def run_test(module, tool, params):
-    """Run one test of ``tool`` with ``params`` (validated); exits the module with its record."""
+def run_test(module, tool, params, result_key='perflab_result'):
+    """Run one test of ``tool`` with ``params`` (validated); exits the module with its record.
+
+    ``result_key``: where the record goes in the module's result (``perflab_result`` is what the
+    results callback stores; bench_test's ``hold`` returns it as ``perflab_held`` for bench_record).
+    """
     validate(module, tool, params)
     executable = find_executable(module, tool, params.get('%s_path' % tool.name))
     about = process.run(tool.version_argv(executable), timeout=VERSION_TIMEOUT_S)
@@ -92,7 +96,7 @@ def run_test(module, tool, params):
 
     if module.check_mode:
         rec.finish_record(record, None, 'skipped', error='check mode: %s did not run' % tool.name)
-        module.exit_json(changed=False, perflab_result=[record])
+        module.exit_json(changed=False, **{result_key: [record]})
 
     timeout = tool.timeout(params)
     sampler = ended_t = None
@@ -138,8 +142,10 @@ def run_test(module, tool, params):
     rec.finish_record(record, first, 'failed' if failures else 'ok', error='; '.join(failures) or None, raw=raw)
     extra = tool.result_extra(params, parsed, module)
     if record['status'] != 'ok':
-        module.fail_json(msg=record['error'], perflab_result=[record], **extra)
-    module.exit_json(changed=False, perflab_result=[record], **extra)
+        extra[result_key] = [record]
+        module.fail_json(msg=record['error'], **extra)
+    extra[result_key] = [record]
+    module.exit_json(changed=False, **extra)
 
 
 def main(tool):

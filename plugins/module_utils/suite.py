@@ -198,6 +198,8 @@ def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=No
                     'tool': entry['tool'],
                     'test': test,
                     'parallel': effective,
+                    # what the suite asked (the test module records what ran and notes the rest)
+                    'parallel_asked': max(merged[effective]),
                     'processes': processes,
                     'duration': int(duration or entry.get('duration') or defaults.get('duration') or 10),
                     'repetitions': int(repetitions or entry.get('repetitions') or defaults.get('repetitions') or 1),

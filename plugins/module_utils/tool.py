@@ -111,6 +111,11 @@ class Tool(object):
     setup_s = 5
     # prefix the error of process N of several with its port ("port 5202: ...")
     one_server_per_process = True
+    # regexes of server log lines that make a test's values wrong (the server hit a limit), and
+    # what the record then says (%(count)d, %(nofile)s, %(line)s); the benchmark role reads the
+    # server's log after each test of such a tool (bench_server state=status) and bench_record says so
+    server_log_problems = ()
+    server_log_message = ''
 
     # --- ports -----------------------------------------------------------------------
     def plan_base(self):
