@@ -137,7 +137,8 @@ def management(links_or_finder, ansible_host='', ssh_connection='', default_rout
     if callable(links_or_finder):
         find = links_or_finder
     else:
-        find = lambda address: interfaces_of_address(links_or_finder, address)  # noqa: E731
+        def find(address):
+            return interfaces_of_address(links_or_finder, address)
     candidates = [('ssh_connection', ssh_server_address(ssh_connection))]
     if looks_like_address(ansible_host):
         candidates.append(('ansible_host', normalize_address(ansible_host)))
@@ -350,7 +351,9 @@ class HostProbe(object):
         if self.system == 'FreeBSD':
             ifconfig = self.which('ifconfig')
             text = self.run([ifconfig, '-a'])[1] if ifconfig else ''
-            finder = lambda address: interfaces_of_address_freebsd(text, address)  # noqa: E731
+
+            def finder(address):
+                return interfaces_of_address_freebsd(text, address)
         else:
             finder = links
         return management(finder, ansible_host=ansible_host, ssh_connection=ssh_connection,

@@ -20,9 +20,9 @@ description:
     (for example starting the test servers).
   - With O(records), the records M(perflab.network.bench_test) held back (its O(perflab.network.bench_test#module:hold)),
     amended with what the logs of their servers showed (O(servers), M(perflab.network.bench_server) with
-    C(state=status)): a test whose server hit a limit the tool's registry file names (ethr's open-files limit)
+    C(state=status)); a test whose server hit a limit the tool's registry file names (ethr's open-files limit)
     becomes C(failed) and says so in its C(notes), its values kept.
-  - Pure: runs on the controller, changes nothing.
+  - Pure, runs on the controller and changes nothing.
 author:
   - perflab.network contributors (@perflab)
 extends_documentation_fragment:

@@ -14,7 +14,7 @@ depends on it:
   makes it print the real server console, or, when its soft RLIMIT_NOFILE is below
   EXHAUSTED_BELOW, the accept errors ethr prints when it runs out of file descriptors.
 """
-import os
+import re
 import resource
 import socket
 import sys
@@ -44,14 +44,35 @@ def out(text):
 
 
 def replay(text, duration):
-    """Print ``text``; its measurement lines spread over ``duration`` seconds (one line each step)."""
-    lines = text.splitlines(True)
-    data = [i for i, line in enumerate(lines) if ' sec ' in line or line.strip().endswith('us')
-            and not line.strip().startswith('Avg')]
-    step = min(duration, MAX_PACE_S) / len(data) if data else 0
-    for index, line in enumerate(lines):
-        if index in data:
+    """Print ``text`` as ethr prints it in a run of ``duration`` seconds.
+
+    The measurement lines of each second come a second apart (scaled down beyond MAX_PACE_S), and
+    only those of the asked duration (ethr prints one interval per second; its latency test one
+    row per second and one at the end): the captured 5 s runs give a 2 s run its first 2 seconds.
+    """
+    seconds_wanted = max(1, int(round(duration)))
+    groups, latency_rows = [], 0
+    for line in text.splitlines(True):
+        match = re.search(r'\b(\d{3})-(\d{3}) sec\b', line)
+        if match:
+            group = int(match.group(2))
+        elif re.match(r'^\s*[0-9.]+us\s', line):
+            latency_rows += 1
+            group = latency_rows if latency_rows <= seconds_wanted else seconds_wanted + 1
+            if latency_rows > seconds_wanted + 1:
+                continue
+        else:
+            group = None
+        if group is not None and group > seconds_wanted + (1 if latency_rows else 0):
+            continue
+        groups.append((group, line))
+    count = len(set(group for group, _line in groups if group is not None)) or 1
+    step = min(duration, MAX_PACE_S) / count
+    current = None
+    for group, line in groups:
+        if group is not None and group != current:
             time.sleep(step)
+            current = group
         out(line)
 
 

@@ -267,3 +267,61 @@ def test_live_loopback_bandwidth(capsys):
     finally:
         process.kill_group(pid)
         os.unlink(log.name)
+
+
+def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys, monkeypatch):
+    from ansible_collections.perflab.network.plugins.module_utils import runner
+
+    class Sampler(object):
+        def __init__(self, interface, interval=1.0):
+            self.interface = interface
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def elapsed(self):
+            return 3.2
+
+        def result(self, window=None):
+            return {'interface': self.interface, 'samples': [], 'rx_mbps': 0.0, 'tx_mbps': 0.0, 'window': window}
+    monkeypatch.setattr(runner, 'NicSampler', Sampler)
+    monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
+                        lambda name: True)
+    tools([fixture('unreachable.txt')])
+    result = run_module({'server': '10.99.0.9', 'duration': 3, 'nic_interface': 'data0'}, capsys)
+    record = result['perflab_result'][0]
+    assert record['status'] == 'failed'
+    assert record['nic']['interface'] == 'data0'
+    assert not [name for name in record['metrics'] if name.startswith('nic_')]
+
+
+def test_the_nic_window_is_the_seconds_ethr_measured(tools, capsys, monkeypatch):
+    from ansible_collections.perflab.network.plugins.module_utils import runner
+    seen = {}
+
+    class Sampler(object):
+        def __init__(self, interface, interval=1.0):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def elapsed(self):
+            return 6.4   # ethr's start-up, then its 5 one-second intervals
+
+        def result(self, window=None):
+            seen['window'] = window
+            return {'interface': 'data0', 'samples': [], 'rx_mbps': 1.0, 'tx_mbps': 13000.0, 'window': window}
+    monkeypatch.setattr(runner, 'NicSampler', Sampler)
+    monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
+                        lambda name: True)
+    tools([fixture('tcp_bw.txt')])
+    record = run_module({'server': '10.77.0.1', 'duration': 5, 'nic_interface': 'data0'}, capsys)['perflab_result'][0]
+    assert seen['window'] == (pytest.approx(1.4), 6.4)
+    assert record['metrics']['nic_tx_mbps']['value'] == 13000.0
