@@ -207,7 +207,7 @@ def latency_metrics(rows):
     }
 
 
-def parse_result(test, stdout, rc=0, gap_s=1.0):
+def parse_result(test, stdout, rc=0):
     """Everything the ethr module needs from one client run.
 
     ``test`` is a key of TESTS. Returns ``{metrics, intervals, version,

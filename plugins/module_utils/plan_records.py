@@ -81,4 +81,7 @@ def server_verdict(record, servers, server_error=None):
         if record['status'] == 'ok':
             record['status'] = 'failed'
             record['error'] = message
+            # a failed record carries no NIC rates as results (its nic samples stay)
+            for name in [name for name in record['metrics'] if name.startswith('nic_')]:
+                del record['metrics'][name]
     return record

@@ -170,8 +170,7 @@ class Ethr(Tool):
         return argv
 
     def parse(self, params, proc, context):
-        gap = params.get('gap') if params.get('gap') else 1.0
-        result = parse_ethr.parse_result(params['test'], proc.stdout + proc.stderr, proc.rc, gap_s=gap)
+        result = parse_ethr.parse_result(params['test'], proc.stdout + proc.stderr, proc.rc)
         if params['test'] == 'http' and 'Invalid value "http"' in (result['error'] or ''):
             result['error'] = no_http_message(context.get('version') or result['version'], [], refused=True)
         return result
