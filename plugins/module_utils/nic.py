@@ -133,19 +133,52 @@ class NicSampler(object):
             self._try_sample()
         return False
 
-    def result(self):
-        """``{interface, samples, rx_mbps, tx_mbps}``; rates over the whole sampled window."""
-        rx_mbps = tx_mbps = None
-        if len(self.samples) >= 2:
-            first, last = self.samples[0], self.samples[-1]
-            window = last['t'] - first['t']
-            if window > 0:
-                rx_mbps = round((last['rx_bytes'] - first['rx_bytes']) * 8 / window / 1e6, 3)
-                tx_mbps = round((last['tx_bytes'] - first['tx_bytes']) * 8 / window / 1e6, 3)
+    def elapsed(self):
+        """Seconds since the first sample, on the samples' clock (None before it)."""
+        return None if self._start is None else round(time.monotonic() - self._start, 3)
+
+    def result(self, window=None):
+        """``{interface, samples, rx_mbps, tx_mbps, window}``.
+
+        ``window``: ``(t0, t1)`` on the samples' clock, the seconds in which the tool measured;
+        the rates are over it (see :func:`window_rates`), else over the whole sampled window.
+        """
+        rx_mbps, tx_mbps, used = window_rates(self.samples, window)
         result = {'interface': self.interface, 'samples': list(self.samples),
-                  'rx_mbps': rx_mbps, 'tx_mbps': tx_mbps}
+                  'rx_mbps': rx_mbps, 'tx_mbps': tx_mbps, 'window': used}
         if self._error:
             result['error'] = self._error
         if self._skipped:
             result['skipped_samples'] = self._skipped
         return result
+
+
+def _counter_at(samples, key, t):
+    """``key`` at time ``t``, linear between the samples around it (``t`` within the samples)."""
+    for before, after in zip(samples, samples[1:]):
+        if before['t'] <= t <= after['t']:
+            span = after['t'] - before['t']
+            if span <= 0:
+                return float(after[key])
+            return before[key] + (after[key] - before[key]) * (t - before['t']) / span
+    return float(samples[-1][key] if t >= samples[-1]['t'] else samples[0][key])
+
+
+def window_rates(samples, window=None):
+    """(rx_mbps, tx_mbps, [t0, t1]) over ``window`` (clamped to the samples), else over all samples.
+
+    A tool measures for its duration only: the seconds before (its start-up, connecting) and
+    after (its report) carry little traffic, and a rate over the whole sampled time reads low.
+    The counters at the window's edges are interpolated between the samples around them.
+    """
+    if len(samples) < 2:
+        return None, None, None
+    first, last = samples[0]['t'], samples[-1]['t']
+    t0, t1 = (first, last) if window is None else (max(first, window[0]), min(last, window[1]))
+    if t1 - t0 <= 0:
+        t0, t1 = first, last
+    if t1 - t0 <= 0:
+        return None, None, None
+    rates = [round((_counter_at(samples, key, t1) - _counter_at(samples, key, t0)) * 8 / (t1 - t0) / 1e6, 3)
+             for key in ('rx_bytes', 'tx_bytes')]
+    return rates[0], rates[1], [round(t0, 3), round(t1, 3)]

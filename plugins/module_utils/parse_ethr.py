@@ -207,7 +207,7 @@ def latency_metrics(rows):
     }
 
 
-def parse_result(test, stdout, rc=0, gap_s=1.0):
+def parse_result(test, stdout, rc=0):
     """Everything the ethr module needs from one client run.
 
     ``test`` is a key of TESTS. Returns ``{metrics, intervals, version,
@@ -220,7 +220,9 @@ def parse_result(test, stdout, rc=0, gap_s=1.0):
         rows = parse_latency(stdout)
         samples = []
         for index, row in enumerate(rows):
-            sample = {'t': round((index + 1) * gap_s, 3)}
+            # ethr prints no time for a latency row (a 5 s run prints 6 of them): `t` is unknown,
+            # `n` numbers the measurement; a time made up from the gap would be a value never measured
+            sample = {'t': None, 'n': index + 1}
             for key in ('avg', 'p50', 'p90', 'p99', 'min', 'max'):
                 sample['latency_us_' + ('mean' if key == 'avg' else key)] = row[key]
             samples.append(sample)

@@ -214,22 +214,71 @@ def missing_tool_message(tool):
 # ---------------------------------------------------------------------------
 # Long-running (server) processes: used by bench_server
 
-def spawn_detached(argv, log_path, env=None, nofile=None, cwd='/'):
-    """Start ``argv`` detached: own session, stdin /dev/null, stdout+stderr appended to ``log_path``.
+# a server's log is truncated when it starts and cannot grow beyond this (RLIMIT_FSIZE; the
+# writes past it fail, SIGXFSZ is ignored so that the server is not killed for it)
+LOG_MAX_BYTES = 8 * 1024 * 1024
+
+
+def nofile_limits():
+    """(soft, hard) RLIMIT_NOFILE of this process; an unlimited hard limit reads as fs.nr_open."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        try:
+            with open('/proc/sys/fs/nr_open') as handle:
+                hard = int(handle.read().strip())
+        except (IOError, OSError, ValueError):
+            hard = 1048576
+    return soft, hard
+
+
+def nofile_problem(nofile):
+    """None, or why a server cannot get ``nofile`` open files here (above the hard limit)."""
+    hard = nofile_limits()[1]
+    if nofile is not None and nofile > hard:
+        return ('nofile %d is above the hard open-files limit of this host (%d, ulimit -Hn): give nofile at most %d, '
+                'or leave it out (the servers get the hard limit)' % (nofile, hard, hard))
+    return None
+
+
+def process_nofile(pid):
+    """The soft open-files limit of a running ``pid`` (/proc/<pid>/limits), None when unknown."""
+    try:
+        with open('/proc/%d/limits' % pid) as handle:
+            for line in handle:
+                if line.startswith('Max open files'):
+                    value = line.split()[3]
+                    return None if value == 'unlimited' else int(value)
+    except (IOError, OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def spawn_detached(argv, log_path, env=None, nofile=None, cwd='/', log_max_bytes=LOG_MAX_BYTES):
+    """Start ``argv`` detached: own session, stdin /dev/null, stdout+stderr to ``log_path``.
 
     The working directory is ``cwd`` (``/``: Ansible deletes the module's temporary directory).
+    The log is truncated first and bounded to ``log_max_bytes``.
 
-    ``nofile`` raises RLIMIT_NOFILE (soft and, if needed, hard) for the child only.
+    The child's soft RLIMIT_NOFILE is ``nofile``, or the hard limit when None (a server that
+    accepts many connections runs out of descriptors at the usual soft 1024); ``nofile`` above
+    the hard limit raises ValueError before anything starts (see nofile_problem).
     Returns the pid (also the process group id).
     """
-    preexec = None
-    if nofile:
-        def preexec():
-            import resource
-            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-            new_hard = hard if hard == resource.RLIM_INFINITY or hard >= nofile else nofile
-            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, new_hard))
-    log = open(log_path, 'ab')
+    problem = nofile_problem(nofile)
+    if problem:
+        raise ValueError(problem)
+    soft_wanted = nofile or nofile_limits()[1]
+
+    def preexec():
+        # nothing here may raise: the values were checked above
+        import resource
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft_wanted, hard))
+        if log_max_bytes:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (log_max_bytes, log_max_bytes))
+    log = open(log_path, 'wb')
     try:
         popen = subprocess.Popen(
             [str(arg) for arg in argv], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
@@ -238,6 +287,26 @@ def spawn_detached(argv, log_path, env=None, nofile=None, cwd='/'):
         log.close()
     # The server outlives this module; it is reparented to init when we exit.
     return popen.pid
+
+
+def log_matches(path, patterns, offset=0, max_bytes=LOG_MAX_BYTES, max_lines=5):
+    """Lines of the log ``path`` from byte ``offset`` that match a regex of ``patterns``.
+
+    Returns ``(count, first lines (at most max_lines), size of the log)``; reads at most
+    ``max_bytes`` (the log is bounded anyway).
+    """
+    import re
+    compiled = [re.compile(pattern) for pattern in patterns]
+    try:
+        with open(path, 'rb') as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(min(max(0, offset), size))
+            text = handle.read(max_bytes).decode('utf-8', 'replace')
+    except (IOError, OSError):
+        return 0, [], 0
+    found = [line.strip() for line in text.splitlines() if any(regex.search(line) for regex in compiled)]
+    return len(found), found[:max_lines], size
 
 
 def pid_alive(pid):

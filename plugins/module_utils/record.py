@@ -77,10 +77,13 @@ def _host_side(name, address, interface, mtu=None):
 
 
 def new_record(params, tool, test, protocol, direction, test_id, options=None, tool_version='', client_mtu=None,
-               server_mtu=None):
+               server_mtu=None, parallel=None, notes=None):
     """A fresh record with identity / what / where filled from the module's common params.
 
     ``params`` is the module's ``params`` (TEST_COMMON_ARGS keys; missing keys are fine).
+    ``parallel``: the streams/threads the tool really runs (the tool's ``effective_parallel``),
+    when it differs from what ``params`` asked; ``notes``: what the record must say beside its
+    values (an option the tool ignored, a server that hit its limit).
     ``options`` are the module's test options as given (copied). No I/O: host facts
     such as the interfaces' MTU are passed in (the runner reads them on the host that
     runs the test; a record built on the controller for a skipped test has none).
@@ -106,7 +109,7 @@ def new_record(params, tool, test, protocol, direction, test_id, options=None, t
         'test': test,
         'protocol': protocol,
         'direction': direction,
-        'parallel': int(params.get('parallel') or 1),
+        'parallel': int(parallel if parallel is not None else (params.get('parallel') or 1)),
         'duration_s': float(duration) if duration is not None else None,
         'options': copy.deepcopy(options) if options else {},
         'command': [],
@@ -123,7 +126,15 @@ def new_record(params, tool, test, protocol, direction, test_id, options=None, t
         'status': None,
         'error': None,
         'raw': '',
+        'notes': list(notes or []),
     }
+
+
+def add_note(record, note):
+    """Append ``note`` to the record's ``notes`` (once)."""
+    notes = record.setdefault('notes', [])
+    if note and note not in notes:
+        notes.append(note)
 
 
 def metric(value, unit, higher_is_better):
@@ -169,10 +180,10 @@ def set_commands(record, argvs):
     record['commands'] = argvs
 
 
-def add_nic(record, nic_result):
-    """Attach a NicSampler.result() and its nic_rx_mbps/nic_tx_mbps metrics."""
+def add_nic(record, nic_result, metrics=True):
+    """Attach a NicSampler.result() and (``metrics``) its nic_rx_mbps/nic_tx_mbps metrics."""
     record['nic'] = nic_result
-    if nic_result:
+    if nic_result and metrics:
         add_metric(record, 'nic_rx_mbps', nic_result.get('rx_mbps'))
         add_metric(record, 'nic_tx_mbps', nic_result.get('tx_mbps'))
 

@@ -59,8 +59,21 @@ def parse_process(tool, params, proc, timeout, context):
     return parsed
 
 
-def run_test(module, tool, params):
-    """Run one test of ``tool`` with ``params`` (validated); exits the module with its record."""
+def measured_seconds(parsed, params):
+    """How long the tool measured: its last interval's end (its own clock), else the duration asked."""
+    ends = [sample.get('t') for result in parsed for sample in result.get('intervals') or []
+            if isinstance(sample.get('t'), (int, float)) and not isinstance(sample.get('t'), bool)]
+    if ends and max(ends) > 0:
+        return float(max(ends))
+    return float(params.get('duration') or 0) or None
+
+
+def run_test(module, tool, params, result_key='perflab_result'):
+    """Run one test of ``tool`` with ``params`` (validated); exits the module with its record.
+
+    ``result_key``: where the record goes in the module's result (``perflab_result`` is what the
+    results callback stores; bench_test's ``hold`` returns it as ``perflab_held`` for bench_record).
+    """
     validate(module, tool, params)
     executable = find_executable(module, tool, params.get('%s_path' % tool.name))
     about = process.run(tool.version_argv(executable), timeout=VERSION_TIMEOUT_S)
@@ -76,19 +89,21 @@ def run_test(module, tool, params):
     interface = params.get('nic_interface')
     record = rec.new_record(params, tool.name, test, protocol, direction, tool.test_id(params),
                             options=tool.given_options(params), tool_version=version,
-                            client_mtu=interface_mtu(interface) if interface else None)
+                            client_mtu=interface_mtu(interface) if interface else None,
+                            parallel=tool.effective_parallel(params), notes=tool.notes(params))
     rec.set_commands(record, argvs)
     rec.set_primary(record, tool.primary(params))
 
     if module.check_mode:
         rec.finish_record(record, None, 'skipped', error='check mode: %s did not run' % tool.name)
-        module.exit_json(changed=False, perflab_result=[record])
+        module.exit_json(changed=False, **{result_key: [record]})
 
     timeout = tool.timeout(params)
+    sampler = ended_t = None
     if interface:
         with NicSampler(interface) as sampler:
             procs = _run_all(argvs, timeout)
-        rec.add_nic(record, sampler.result())
+            ended_t = sampler.elapsed()
     else:
         procs = _run_all(argvs, timeout)
 
@@ -113,6 +128,12 @@ def run_test(module, tool, params):
         record['intervals'] = parsed[0]['intervals']
     if not failures:
         rec.add_metrics(record, combined)
+    if sampler is not None:
+        # the NIC rate over the seconds the tool measured (they end when it exits), not its start-up
+        measured = measured_seconds(parsed, params)
+        nic = sampler.result(window=(ended_t - measured, ended_t) if measured and ended_t else None)
+        # a failed record keeps the samples but carries no NIC rates as results
+        rec.add_nic(record, nic, metrics=not failures)
 
     raw = '\n'.join(('# %s\n' % ' '.join(proc.argv) if multi else '') + proc.stdout + proc.stderr for proc in procs)
     first = procs[0]
@@ -121,8 +142,10 @@ def run_test(module, tool, params):
     rec.finish_record(record, first, 'failed' if failures else 'ok', error='; '.join(failures) or None, raw=raw)
     extra = tool.result_extra(params, parsed, module)
     if record['status'] != 'ok':
-        module.fail_json(msg=record['error'], perflab_result=[record], **extra)
-    module.exit_json(changed=False, perflab_result=[record], **extra)
+        extra[result_key] = [record]
+        module.fail_json(msg=record['error'], **extra)
+    extra[result_key] = [record]
+    module.exit_json(changed=False, **extra)
 
 
 def main(tool):

@@ -148,11 +148,15 @@ def test_id(tool, test, parallel, options, processes=1):
     return registry.get(tool).test_id(registry.get(tool).params_of(test, parallel, processes, options))
 
 
-def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=None):
+def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=None, notes=None):
     """The suite's tests, one dict each, with overrides applied (in suite order).
 
     duration, repetitions: override every test's; parallel: a list that replaces
-    every entry's parallel list; tools: keep only these tools.
+    every entry's parallel list; tools: keep only these tools. A parallel value the
+    tool ignores for a test (its ``effective_parallel``, e.g. ethr's latency test runs
+    one connection) does not make a test of its own: the values that run the same
+    test become one, with ``parallel`` what the tool really runs, and ``notes`` (a
+    list, when given) gets a line saying so.
     """
     errors = validate_suite(suite, 'suite %s' % suite.get('name', '?') if isinstance(suite, dict) else 'suite')
     if duration is not None:
@@ -174,16 +178,28 @@ def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=No
             continue
         options = dict(entry.get('options') or {})
         processes = int(entry.get('processes', 1))
+        tool = registry.get(entry['tool'])
         for test in _as_list(entry['test']):
-            for par in (parallel or _as_list(entry.get('parallel', 1))):
-                tid = test_id(entry['tool'], test, int(par), options, processes)
+            asked = [int(par) for par in (parallel or _as_list(entry.get('parallel', 1)))]
+            merged = {}
+            for par in asked:
+                merged.setdefault(tool.effective_parallel(tool.params_of(test, par, processes, options)), []).append(par)
+            for effective, values in merged.items():
+                if values != [effective] and notes is not None:
+                    notes.append('%s %s runs %d connection(s) whatever parallel says: parallel %s make one test, '
+                                 'recorded with parallel %d' % (entry['tool'], test, effective,
+                                                                ', '.join(str(v) for v in values), effective))
+            for effective in merged:
+                tid = test_id(entry['tool'], test, effective, options, processes)
                 if tid in seen:
                     raise PlanError('suite %s lists %s twice' % (suite.get('name', '?'), tid))
                 seen.add(tid)
                 expanded.append({
                     'tool': entry['tool'],
                     'test': test,
-                    'parallel': int(par),
+                    'parallel': effective,
+                    # what the suite asked (the test module records what ran and notes the rest)
+                    'parallel_asked': max(merged[effective]),
                     'processes': processes,
                     'duration': int(duration or entry.get('duration') or defaults.get('duration') or 10),
                     'repetitions': int(repetitions or entry.get('repetitions') or defaults.get('repetitions') or 1),

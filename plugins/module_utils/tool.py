@@ -136,6 +136,11 @@ class Tool(object):
     one_server_per_process = True
     # the server takes an idle timeout (bench_server's idle_timeout)
     server_idle_timeout = False
+    # regexes of server log lines that make a test's values wrong (the server hit a limit), and
+    # what the record then says (%(count)d, %(nofile)s, %(line)s); the benchmark role reads the
+    # server's log after each test of such a tool (bench_server state=status) and bench_record says so
+    server_log_problems = ()
+    server_log_message = ''
 
     # --- ports -----------------------------------------------------------------------
     def plan_base(self):
@@ -243,6 +248,10 @@ class Tool(object):
     def effective_parallel(self, params):
         """The streams/threads the tool really runs (a tool version may ignore the option)."""
         return int(params.get('parallel') or 1)
+
+    def notes(self, params):
+        """What a record of a test with ``params`` must say beside its values (e.g. an option ignored)."""
+        return []
 
     def test_id(self, params):
         test = self.record_test(params)[0]

@@ -201,9 +201,22 @@ servers:
       type: str
       sample: /run/perflab/iperf3-5201.pid
     log:
-      description: Path of the server's log (stdout and stderr, appended).
+      description: Path of the server's log (stdout and stderr; truncated at start, at most 8 MiB).
       type: str
       sample: /run/perflab/iperf3-5201.log
+    nofile:
+      description: The running server's soft open-files limit; null when not running or unknown.
+      type: int
+      sample: 1048576
+    log_problems:
+      description:
+        - For a tool whose server log can show that a test's values are wrong (ethr's accept errors when it
+          runs out of file descriptors), the lines of that kind logged since the previous call's mark
+          (C(count), at most 5 C(lines), C(since) and C(size) in bytes); the mark moves to the end of
+          the log (not in check mode). Null for the other tools.
+        - The benchmark role reads it after each such test and M(perflab.network.bench_record) says it in the record.
+      type: dict
+      sample: {count: 5, lines: ['Error accepting new TCP connection: ... too many open files'], since: 0, size: 1210}
 '''
 
 import ipaddress
@@ -328,6 +341,30 @@ def paths(pid_dir, tool, port):
     return base + '.pid', base + '.log'
 
 
+def mark_path(log):
+    return log[:-len('.log')] + '.mark'
+
+
+def log_problems(tool, log, move_mark=True):
+    """The log lines of ``tool``'s server_log_problems since the mark (None for tools without any)."""
+    patterns = registry.get(tool).server_log_problems
+    if not patterns:
+        return None
+    mark = mark_path(log)
+    since = read_pidfile(mark) or 0
+    count, lines, size = process.log_matches(log, patterns, since)
+    if size < since:   # a new log (the server restarted): from its start
+        since = 0
+        count, lines, size = process.log_matches(log, patterns, 0)
+    if move_mark:
+        try:
+            with open(mark, 'w') as handle:
+                handle.write('%d\n' % size)
+        except (IOError, OSError):
+            pass
+    return {'count': count, 'lines': lines, 'since': since, 'size': size}
+
+
 def read_pidfile(path):
     try:
         with open(path) as handle:
@@ -447,6 +484,10 @@ def main():
                 module.fail_json(msg='executable %s is not an executable file' % params['executable'])
             module.fail_json(msg=process.missing_tool_message(tool))
     pid_dir, state = params['pid_dir'], params['state']
+    if state == 'started':
+        problem = process.nofile_problem(params.get('nofile'))
+        if problem:
+            module.fail_json(msg=problem)
 
     servers = []
     changed = False
@@ -454,8 +495,12 @@ def main():
 
     def entry(tool, bind, port, pid, server_state, argv):
         pidfile, log = paths(pid_dir, tool, port)
+        problems = None
+        if server_state in ('running', 'stopped', 'started'):
+            problems = log_problems(tool, log, move_mark=not module.check_mode)
         return {'tool': tool, 'port': port, 'pid': pid, 'bind': bind, 'state': server_state,
-                'command': argv, 'pidfile': pidfile, 'log': log}
+                'command': argv, 'pidfile': pidfile, 'log': log, 'log_problems': problems,
+                'nofile': process.process_nofile(pid) if pid and server_state in ('running', 'started') else None}
 
     def rollback_and_fail(msg):
         for tool, pid, port in started_now:
@@ -512,6 +557,7 @@ def main():
                 continue
             if not os.path.isdir(pid_dir):
                 os.makedirs(pid_dir, 0o755)
+            _remove(mark_path(log))   # the log starts empty
             pid = process.spawn_detached(argv, log, nofile=params.get('nofile'))
             with open(pidfile, 'w') as handle:
                 handle.write('%d\n' % pid)

@@ -48,6 +48,13 @@ options:
   path:
     description: Path of the tool's client executable (what O(tool)'s module calls C(<tool>_path)).
     type: path
+  hold:
+    description:
+      - Return the record as RV(perflab_held) instead of RV(perflab_result), so that the results callback does
+        not store it yet; M(perflab.network.bench_record) stores it once the server's log was read (what the
+        benchmark role does for the tools whose server log can show a wrong result, ethr).
+    type: bool
+    default: false
 seealso:
   - module: perflab.network.iperf3
   - module: perflab.network.netperf
@@ -74,10 +81,15 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+perflab_held:
+  description: With O(hold), the record RV(perflab_result) would hold.
+  returned: with O(hold)
+  type: list
+  elements: dict
 perflab_result:
   description:
     - One C(perflab.result/2) record in a list, as the tool's module returns it (see docs/result-record.md).
-  returned: always
+  returned: unless O(hold)
   type: list
   elements: dict
   contains:
@@ -111,6 +123,7 @@ def argument_spec():
         test=dict(type='str'),
         options=dict(type='dict', default={}),
         path=dict(type='path'),
+        hold=dict(type='bool', default=False),
     )
     return spec
 
@@ -138,7 +151,7 @@ def main():
     params, errors = tool_params(tool, module.params)
     if errors:
         module.fail_json(msg='; '.join(errors))
-    runner.run_test(module, tool, params)
+    runner.run_test(module, tool, params, result_key='perflab_held' if module.params['hold'] else 'perflab_result')
 
 
 if __name__ == '__main__':

@@ -199,6 +199,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.yaml import yaml_load
 from ansible_collections.perflab.network.plugins.module_utils import suite as suites
 from ansible_collections.perflab.network.plugins.module_utils import record as records
+from ansible_collections.perflab.network.plugins.module_utils import plan_records
 from ansible_collections.perflab.network.plugins.module_utils import registry
 
 
@@ -211,17 +212,7 @@ def tools_on(found):
 
 def skipped_record(item, run_id, suite_name, reason):
     """The record of a planned test that will not run: the same test, protocol and id as a run would give."""
-    tool = registry.get(item['tool'])
-    test_params = tool.params_of(item['test'], item['parallel'], item['processes'], item['options'])
-    test, protocol, direction = tool.record_test(test_params)
-    params = dict(run_id=run_id, config=item['config'], suite=suite_name, repetition=item['repetition'],
-                  parallel=item['parallel'], duration=item['duration'], client_name=item['client'],
-                  server_name=item['server'], server=item['server_address'], bind=item['client_address'],
-                  nic_interface=item['client_interface'])
-    # built on the controller: no host facts (MTU) of the controller end up in it
-    rec = records.new_record(params, item['tool'], test, protocol, direction, item['test_id'],
-                             options=tool.given_options(test_params))
-    return records.finish_record(rec, None, 'skipped', error=reason) or rec
+    return plan_records.planned_record(item, 'skipped', reason, run_id=run_id, suite_name=suite_name)
 
 
 def main():
@@ -254,8 +245,9 @@ def main():
             suite = yaml_load(f)
         if not isinstance(suite, dict):
             raise suites.PlanError('suite file %s is not a YAML mapping' % path)
+        notes = []
         tests = suites.expand_suite(suite, duration=p['duration'], repetitions=p['repetitions'],
-                                    parallel=p['parallel'], tools=p['tools'])
+                                    parallel=p['parallel'], tools=p['tools'], notes=notes)
         suites.check_explicit_ports(p['pairs'])
         pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
                                   explicit=p['pairs'], mesh=p['mesh'])
@@ -287,6 +279,9 @@ def main():
     for item in runnable:
         item['run_id'] = run_id
         item['suite'] = suite.get('name', p['suite'])
+        # the tool's server log can show that a test's values are wrong (ethr out of file descriptors):
+        # the benchmark role reads it after each such test
+        item['check_server_log'] = bool(registry.get(item['tool']).server_log_problems)
     servers = suites.servers_needed(runnable, pairs)
     expected = suites.expected_duration(runnable)
     waves = max(client_waves.values()) + 1 if client_waves else 1
@@ -294,6 +289,7 @@ def main():
                % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped)),
                'expected duration: about %d min %02d s' % (expected // 60, expected % 60),
                'run id: %s' % run_id]
+    summary += notes
     if p['serialize_pairs']:
         summary.append('pairs sharing a switch run one after another: %d wave(s)' % waves)
     for pair in pairs:

@@ -33,6 +33,12 @@ class Ethr(Tool):
     server_executable = 'ethr'
     default_port = 8888
     default_test = 'bandwidth'
+    # the server's accept errors when it runs out of file descriptors (connections/s): the client
+    # still prints a rate, only the server's log shows that connections were refused
+    server_log_problems = (r'too many open files',)
+    server_log_message = ('the ethr server hit its open-files limit (soft nofile %(nofile)s): %(count)d accept '
+                          'error(s) in its log, e.g. "%(line)s"; the rate is bounded by that limit, not the network '
+                          '(give bench_server a higher nofile, or raise the hard limit)')
     # the module's test names (ethr's -t); record_test gives the normalized name
     tests = {
         'bandwidth': Test('tcp', 'client_to_server'),
@@ -58,6 +64,22 @@ class Ethr(Tool):
         if params['test'] in ('connections', 'latency', 'http'):
             return 'tcp'
         return params['protocol']
+
+    # ethr 1.0 runs its latency test over one connection whatever -n says
+    single_connection_tests = ('latency',)
+
+    def effective_parallel(self, params):
+        if (params.get('test') or self.default_test) in self.single_connection_tests:
+            return 1
+        return int(params.get('parallel') or 1)
+
+    def notes(self, params):
+        test = params.get('test') or self.default_test
+        asked = int(params.get('parallel') or 1)
+        if test in self.single_connection_tests and asked > 1:
+            return ['parallel %d ignored: ethr 1.0 runs the %s test over one connection whatever -n says '
+                    '(parallel recorded as 1)' % (asked, test)]
+        return []
 
     def record_test(self, params):
         test = params.get('test') or self.default_test
@@ -119,7 +141,7 @@ class Ethr(Tool):
         test = params['test']
         argv = [executable, '-c', params['server'], '-port', '%d' % self.process_port(params, index),
                 '-t', parse_ethr.TESTS[test][0], '-p', 'http' if test == 'http' else self.effective_protocol(params),
-                '-n', '%d' % (params.get('parallel') or 1), '-d', _seconds(params['duration'])]
+                '-n', '%d' % self.effective_parallel(params), '-d', _seconds(params['duration'])]
         if params.get('bind'):
             argv += ['-ip', params['bind']]
         if params.get('reverse'):
@@ -148,8 +170,7 @@ class Ethr(Tool):
         return argv
 
     def parse(self, params, proc, context):
-        gap = params.get('gap') if params.get('gap') else 1.0
-        result = parse_ethr.parse_result(params['test'], proc.stdout + proc.stderr, proc.rc, gap_s=gap)
+        result = parse_ethr.parse_result(params['test'], proc.stdout + proc.stderr, proc.rc)
         if params['test'] == 'http' and 'Invalid value "http"' in (result['error'] or ''):
             result['error'] = no_http_message(context.get('version') or result['version'], [], refused=True)
         return result

@@ -141,3 +141,19 @@ def test_sampler_on_loopback_sees_traffic():
     first, last = result['samples'][0], result['samples'][-1]
     assert last['rx_bytes'] - first['rx_bytes'] >= 4000000
     assert result['rx_mbps'] > 0
+
+
+def test_rates_over_the_window_the_tool_measured_not_its_start_up():
+    from ansible_collections.perflab.network.plugins.module_utils.nic import window_rates
+    # 1 s of start-up with no traffic, then 3 s at 1000 Mbit/s (125e6 bytes/s), sampled every second
+    samples = [{'t': float(t), 'rx_bytes': 0, 'tx_bytes': max(0, t - 1) * 125000000, 'rx_packets': 0,
+                'tx_packets': 0} for t in range(6)]
+    samples[-1]['tx_bytes'] = samples[-2]['tx_bytes']   # the report after the test: no traffic
+    whole = window_rates(samples)
+    assert whole[1] == 600.0       # 40 % under: what the whole sampled window gave
+    rx, tx, used = window_rates(samples, (1.0, 4.0))
+    assert tx == 1000.0 and used == [1.0, 4.0] and rx == 0.0
+    # edges between samples are interpolated; a window beyond the samples is clamped to them
+    assert window_rates(samples, (1.5, 3.5))[1] == 1000.0
+    assert window_rates(samples, (-3.0, 9.0))[2] == [0.0, 5.0]
+    assert window_rates(samples[:1], (0, 1)) == (None, None, None)

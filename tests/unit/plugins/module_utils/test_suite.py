@@ -33,14 +33,18 @@ def test_phoronix_network_matches_the_seeds_matrix_test_for_test():
         + ['netperf/%s/parallel=1' % t for t in ('tcp_stream', 'tcp_maerts', 'tcp_rr', 'udp_rr', 'udp_stream', 'tcp_crr')]
         + ['nuttcp/tcp_stream/parallel=1']
         # the record's normalized test names, as the ethr module names them ad hoc
-        + ['ethr/tcp_latency/parallel=%d' % p for p in (1, 2, 8, 16, 32, 64)]
+        # ethr 1.0 runs latency over one connection whatever -n says: the seeds' six are one test
+        + ['ethr/tcp_latency/parallel=1']
         + ['ethr/connections/parallel=%d' % p for p in (1, 2, 8, 16, 32, 64)]
         + ['ethr/tcp_stream/parallel=%d' % p for p in (8, 64)]
         + ['ethr/udp_stream/parallel=8']
         + ['ethr/http_bandwidth/parallel=%d' % p for p in (1, 2)]
     )
-    tests = s.expand_suite(load('phoronix-network'))
+    notes = []
+    tests = s.expand_suite(load('phoronix-network'), notes=notes)
     assert [t['test_id'] for t in tests] == expected
+    assert notes == ['ethr latency runs 1 connection(s) whatever parallel says: parallel 1, 2, 8, 16, 32, 64 '
+                     'make one test, recorded with parallel 1']
     assert {t['duration'] for t in tests} == {60}
     assert {t['repetitions'] for t in tests} == {1}
     assert [t['optional'] for t in tests if t['test'] == 'http'] == [True, True]
@@ -251,3 +255,17 @@ def test_a_client_keeps_all_its_pairs_in_one_wave():
     # a client's pairs run one after another, also side by side with other clients
     items = s.build_plan(s.expand_suite(load('quick')), pairs, {})[0]
     assert s.expected_duration(items, parallel_pairs=False) == sum(i['duration'] + s.TEST_OVERHEAD_S for i in items)
+
+
+def test_ethr_latency_parallel_list_is_one_test_with_parallel_one():
+    suite = {'name': 'x', 'tests': [{'tool': 'ethr', 'test': 'latency', 'parallel': [1, 2, 8]},
+                                    {'tool': 'ethr', 'test': 'connections', 'parallel': [1, 2, 8]}]}
+    notes = []
+    tests = s.expand_suite(suite, notes=notes)
+    assert [(t['test_id'], t['parallel']) for t in tests] == [
+        ('ethr/tcp_latency/parallel=1', 1), ('ethr/connections/parallel=1', 1),
+        ('ethr/connections/parallel=2', 2), ('ethr/connections/parallel=8', 8)]
+    assert len(notes) == 1 and 'parallel 1, 2, 8 make one test' in notes[0]
+    # without 1 in the list: still one test, with what ethr really runs
+    only_eight = s.expand_suite({'name': 'y', 'tests': [{'tool': 'ethr', 'test': 'latency', 'parallel': [8]}]})
+    assert [(t['test_id'], t['parallel']) for t in only_eight] == [('ethr/tcp_latency/parallel=1', 1)]

@@ -110,8 +110,22 @@ def test_latency(tools, capsys):
     assert record['primary'] == 'latency_us_mean'
     assert record['metrics']['latency_us_max']['value'] == 421.004
     assert record['metrics']['latency_us_p50']['value'] == pytest.approx(33.6195)
-    # one sample per measurement, gap apart
-    assert [sample['t'] for sample in record['intervals']] == [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+    # one sample per measurement; ethr prints no time for them (6 rows in a 5 s run): none is made up
+    assert [sample['n'] for sample in record['intervals']] == [1, 2, 3, 4, 5, 6]
+    assert {sample['t'] for sample in record['intervals']} == {None}
+    assert record['notes'] == []
+
+
+def test_latency_ignores_parallel_and_says_so(tools, capsys):
+    fake = tools([fixture('tcp_lat.txt')])
+    result = run_module({'server': '10.77.0.1', 'test': 'latency', 'parallel': 8, 'duration': 5}, capsys)
+    # ethr 1.0 ignores -n for latency: the argv, the record and its id say what really ran
+    assert fake.test_calls[0][9:11] == ['-n', '1']
+    record = result['perflab_result'][0]
+    assert record['status'] == 'ok'
+    assert record['parallel'] == 1
+    assert record['test_id'] == 'ethr/tcp_latency/parallel=1'
+    assert len(record['notes']) == 1 and 'parallel 8 ignored' in record['notes'][0]
 
 
 def test_packets(tools, capsys):
@@ -253,3 +267,61 @@ def test_live_loopback_bandwidth(capsys):
     finally:
         process.kill_group(pid)
         os.unlink(log.name)
+
+
+def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys, monkeypatch):
+    from ansible_collections.perflab.network.plugins.module_utils import runner
+
+    class Sampler(object):
+        def __init__(self, interface, interval=1.0):
+            self.interface = interface
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def elapsed(self):
+            return 3.2
+
+        def result(self, window=None):
+            return {'interface': self.interface, 'samples': [], 'rx_mbps': 0.0, 'tx_mbps': 0.0, 'window': window}
+    monkeypatch.setattr(runner, 'NicSampler', Sampler)
+    monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
+                        lambda name: True)
+    tools([fixture('unreachable.txt')])
+    result = run_module({'server': '10.99.0.9', 'duration': 3, 'nic_interface': 'data0'}, capsys)
+    record = result['perflab_result'][0]
+    assert record['status'] == 'failed'
+    assert record['nic']['interface'] == 'data0'
+    assert not [name for name in record['metrics'] if name.startswith('nic_')]
+
+
+def test_the_nic_window_is_the_seconds_ethr_measured(tools, capsys, monkeypatch):
+    from ansible_collections.perflab.network.plugins.module_utils import runner
+    seen = {}
+
+    class Sampler(object):
+        def __init__(self, interface, interval=1.0):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def elapsed(self):
+            return 6.4   # ethr's start-up, then its 5 one-second intervals
+
+        def result(self, window=None):
+            seen['window'] = window
+            return {'interface': 'data0', 'samples': [], 'rx_mbps': 1.0, 'tx_mbps': 13000.0, 'window': window}
+    monkeypatch.setattr(runner, 'NicSampler', Sampler)
+    monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
+                        lambda name: True)
+    tools([fixture('tcp_bw.txt')])
+    record = run_module({'server': '10.77.0.1', 'duration': 5, 'nic_interface': 'data0'}, capsys)['perflab_result'][0]
+    assert seen['window'] == (pytest.approx(1.4), 6.4)
+    assert record['metrics']['nic_tx_mbps']['value'] == 13000.0

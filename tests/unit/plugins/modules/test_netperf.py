@@ -218,7 +218,11 @@ def test_nic_sampling(tools, capsys, monkeypatch):
         def __exit__(self, *exc):
             return False
 
-        def result(self):
+        def elapsed(self):
+            return 12.0
+
+        def result(self, window=None):
+            self.window = window
             return {'interface': self.interface, 'samples': [], 'rx_mbps': 12.5, 'tx_mbps': 18500.0}
     monkeypatch.setattr(runner, 'NicSampler', FakeSampler)
     monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',

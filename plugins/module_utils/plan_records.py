@@ -1,0 +1,87 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Records the benchmark role emits on the controller (pure, no I/O).
+
+* ``planned_record``: the record of a plan item that did not run (skipped: its tool is
+  missing; failed: a stage before the tests failed), with the test, protocol and id a run
+  would give, so that the report says why.
+* ``server_verdict``: a test's record amended with what its server's log showed
+  (bench_server state=status ``log_problems``): the tool's ``server_log_message``.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import copy
+
+from ansible_collections.perflab.network.plugins.module_utils import record as records
+from ansible_collections.perflab.network.plugins.module_utils import registry
+
+
+def item_key(item):
+    """What tells one planned run from another (test, repetition, pair)."""
+    return '%s|%s|%s|%s' % (item.get('test_id'), int(item.get('repetition') or 1), item.get('client'),
+                            item.get('server'))
+
+
+def record_key(record):
+    return '%s|%s|%s|%s' % (record.get('test_id'), int(record.get('repetition') or 1),
+                            (record.get('client') or {}).get('name'), (record.get('server') or {}).get('name'))
+
+
+def planned_record(item, status, reason, run_id=None, suite_name=None):
+    """The record of plan ``item`` that did not run, with ``status`` (skipped or failed) and ``reason``."""
+    tool = registry.get(item['tool'])
+    test_params = tool.params_of(item['test'], item.get('parallel_asked') or item['parallel'], item['processes'],
+                                 item['options'])
+    test, protocol, direction = tool.record_test(test_params)
+    params = dict(run_id=run_id or item.get('run_id'), config=item.get('config'),
+                  suite=suite_name or item.get('suite'), repetition=item['repetition'],
+                  parallel=item['parallel'], duration=item['duration'], client_name=item['client'],
+                  server_name=item['server'], server=item['server_address'], bind=item['client_address'],
+                  nic_interface=item.get('client_interface'))
+    # built on the controller: no host facts (MTU) of the controller end up in it
+    rec = records.new_record(params, item['tool'], test, protocol, direction, item['test_id'],
+                             options=tool.given_options(test_params), parallel=tool.effective_parallel(test_params),
+                             notes=tool.notes(test_params))
+    return records.finish_record(rec, None, status, error=reason)
+
+
+def unrun_records(items, reason, done=()):
+    """Failed records of the ``items`` whose key is not in ``done`` (records or keys that exist already)."""
+    done_keys = set(record_key(entry) if isinstance(entry, dict) else entry for entry in done)
+    return [planned_record(item, 'failed', reason) for item in items if item_key(item) not in done_keys]
+
+
+def server_verdict(record, servers, server_error=None):
+    """``record`` (a copy) with what the logs of its servers (bench_server ``servers``: the status
+    of the servers of the record's pair, as the benchmark role asks for them) showed.
+
+    An ``ok`` record whose server logged one of the tool's ``server_log_problems`` during the
+    test becomes ``failed`` with the tool's message (its values are kept: they are what the
+    tool printed); a record whose server log could not be read gets a note saying so.
+    """
+    record = copy.deepcopy(record)
+    tool = registry.get(record['tool'])
+    if not tool.server_log_problems:
+        return record
+    if server_error:
+        records.add_note(record, 'the server log was not checked: %s' % server_error)
+        return record
+    for server in [entry for entry in servers or [] if entry.get('tool') == record['tool']]:
+        problems = server.get('log_problems') or {}
+        if not problems.get('count'):
+            continue
+        message = tool.server_log_message % {'count': problems['count'], 'nofile': server.get('nofile') or '?',
+                                             'line': (problems.get('lines') or [''])[0]}
+        records.add_note(record, 'port %s: %s' % (server.get('port'), message))
+        if record['status'] == 'ok':
+            record['status'] = 'failed'
+            record['error'] = message
+            # a failed record carries no NIC rates as results (its nic samples stay)
+            for name in [name for name in record['metrics'] if name.startswith('nic_')]:
+                del record['metrics'][name]
+    return record

@@ -1,0 +1,115 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: bench_record
+short_description: Emit the benchmark role's records that no test module returns
+version_added: 0.1.0
+description:
+  - Returns records as RV(perflab_result), which the results callback stores, for two cases of the benchmark role.
+  - With O(items) and O(reason), a record with status C(failed) for each plan item (of
+    M(perflab.network.benchmark_plan)'s RV(perflab.network.benchmark_plan#module:runs)) that has no record
+    among O(done) yet, so that the report says why a planned test did not run when a stage before it failed
+    (for example starting the test servers).
+  - With O(records), the records M(perflab.network.bench_test) held back (its O(perflab.network.bench_test#module:hold)),
+    amended with what the logs of their servers showed (O(servers), M(perflab.network.bench_server) with
+    C(state=status)); a test whose server hit a limit the tool's registry file names (ethr's open-files limit)
+    becomes C(failed) and says so in its C(notes), its values kept.
+  - Pure, runs on the controller and changes nothing.
+author:
+  - perflab.network contributors (@perflab)
+extends_documentation_fragment:
+  - perflab.network.attributes
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+options:
+  items:
+    description: Plan items (with O(reason)) to record as failed.
+    type: list
+    elements: dict
+    default: []
+  reason:
+    description: Why the O(items) did not run (the failed stage and its message).
+    type: str
+    default: a stage before the tests failed
+  done:
+    description: Records that exist already; the items they are the records of are left out.
+    type: list
+    elements: dict
+    default: []
+  records:
+    description: Records held back by M(perflab.network.bench_test) (its RV(perflab.network.bench_test#module:perflab_held)).
+    type: list
+    elements: dict
+    default: []
+  servers:
+    description: RV(perflab.network.bench_server#module:servers) of the O(records)' servers, from C(state=status).
+    type: list
+    elements: dict
+    default: []
+  server_error:
+    description: Why the server's log could not be read (the records get a note saying it was not checked).
+    type: str
+'''
+
+EXAMPLES = r'''
+- name: Record the planned tests that did not run
+  perflab.network.bench_record:
+    items: "{{ __items }}"
+    reason: "Start the test servers failed: port 5201 is already in use"
+    done: "{{ __records_so_far }}"
+  delegate_to: localhost
+
+- name: Store a held ethr record with what its server's log showed
+  perflab.network.bench_record:
+    records: "{{ __held.perflab_held }}"
+    servers: "{{ __server_status.servers }}"
+  delegate_to: localhost
+'''
+
+RETURN = r'''
+perflab_result:
+  description: The records (C(perflab.result/2), see docs/result-record.md).
+  returned: always
+  type: list
+  elements: dict
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.perflab.network.plugins.module_utils import plan_records
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            items=dict(type='list', elements='dict', default=[]),
+            reason=dict(type='str', default='a stage before the tests failed'),
+            done=dict(type='list', elements='dict', default=[]),
+            records=dict(type='list', elements='dict', default=[]),
+            servers=dict(type='list', elements='dict', default=[]),
+            server_error=dict(type='str'),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    try:
+        out = plan_records.unrun_records(p['items'], p['reason'], p['done'] + p['records'])
+        out += [plan_records.server_verdict(record, p['servers'], p['server_error']) for record in p['records']]
+    except (KeyError, TypeError, ValueError) as exc:
+        module.fail_json(msg='bench_record: an item or record lacks what a record needs: %s' % exc)
+    module.exit_json(changed=False, perflab_result=out)
+
+
+if __name__ == '__main__':
+    main()

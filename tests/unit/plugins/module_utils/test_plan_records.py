@@ -1,0 +1,68 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible_collections.perflab.network.plugins.module_utils import plan_records
+from ansible_collections.perflab.network.plugins.module_utils import suite
+
+SUITE = {'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'parallel': [1, 4]},
+                                {'tool': 'ethr', 'test': ['latency', 'connections'], 'parallel': [8]}]}
+HOSTS = {'lab1': {'data_address': '10.0.1.11', 'data_interface': 'data0'},
+         'lab2': {'data_address': '10.0.1.12', 'data_interface': 'data0', 'peer': 'lab1'}}
+
+
+def items():
+    pairs = suite.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'])
+    planned, _ = suite.build_plan(suite.expand_suite(SUITE), pairs, {'lab2': 'Debian 12 stock'})
+    for item in planned:
+        item.update(run_id='r1', suite='x')
+    return planned
+
+
+def test_a_failed_stage_leaves_a_failed_record_per_planned_test():
+    reason = 'not run: the stage "Start the test servers" failed on lab2: port 5201 is already in use'
+    out = plan_records.unrun_records(items(), reason)
+    assert [r['test_id'] for r in out] == ['iperf3/tcp_stream/parallel=1', 'iperf3/tcp_stream/parallel=4',
+                                           'ethr/tcp_latency/parallel=1', 'ethr/connections/parallel=8']
+    for r in out:
+        assert r['status'] == 'failed' and r['error'] == reason
+        assert r['metrics'] == {} and r['run_id'] == 'r1' and r['config'] == 'Debian 12 stock'
+        assert (r['client']['name'], r['server']['name']) == ('lab2', 'lab1')
+    latency = out[2]
+    assert latency['parallel'] == 1 and 'parallel 8 ignored' in latency['notes'][0]
+
+
+def test_tests_that_have_a_record_are_left_out():
+    planned = items()
+    done = plan_records.unrun_records(planned[:2], 'x')
+    out = plan_records.unrun_records(planned, 'stage failed', done=done)
+    assert [r['test_id'] for r in out] == ['ethr/tcp_latency/parallel=1', 'ethr/connections/parallel=8']
+
+
+def ok_record():
+    record = plan_records.planned_record(items()[3], 'failed', 'x')
+    record.update(status='ok', error=None, metrics={'connections_per_s': {'value': 10420.0},
+                                                    'nic_tx_mbps': {'value': 1.5}})
+    return record
+
+
+def test_a_server_that_hit_its_limit_fails_the_record_and_says_so():
+    servers = [{'tool': 'ethr', 'port': 8888, 'nofile': 1024,
+                'log_problems': {'count': 5, 'lines': ['Error accepting new TCP connection: accept tcp '
+                                                       '10.0.1.11:8888: accept4: too many open files']}}]
+    record = ok_record()
+    out = plan_records.server_verdict(record, servers)
+    assert out['status'] == 'failed'
+    assert out['error'].startswith('the ethr server hit its open-files limit (soft nofile 1024): 5 accept error(s)')
+    assert out['notes'][-1].startswith('port 8888: the ethr server hit its open-files limit')
+    # the values are what the tool printed: kept (the NIC rates not: it failed); the input is not changed
+    assert out['metrics'] == {'connections_per_s': {'value': 10420.0}} and record['status'] == 'ok'
+
+
+def test_a_clean_log_keeps_the_record_and_an_unread_one_says_so():
+    clean = [{'tool': 'ethr', 'port': 8888, 'nofile': 1048576, 'log_problems': {'count': 0, 'lines': []}}]
+    assert plan_records.server_verdict(ok_record(), clean)['status'] == 'ok'
+    unread = plan_records.server_verdict(ok_record(), [], server_error='lab1 unreachable')
+    assert unread['status'] == 'ok' and unread['notes'][-1] == 'the server log was not checked: lab1 unreachable'
