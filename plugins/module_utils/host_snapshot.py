@@ -478,7 +478,7 @@ def run(module):
         legacy_found, adopted = adopt(candidate, params['legacy'])
         if legacy_found:
             snap = candidate
-        recorded, restored, forgotten = _empty_recorded(), [], []
+        recorded, restored, forgotten, msg = _empty_recorded(), [], [], ''
         changed = bool(legacy_found) and state in ('present', 'restored', 'absent')
         if state == 'present':
             snap, recorded = _present(params, snap, check)
@@ -515,6 +515,12 @@ def run(module):
                     elif changed:
                         save(path, snap)
                     remove_legacy(legacy_found)
+                if exists:
+                    msg = 'partial restore: %s kept with what is left to restore (%s)' % (
+                        path, '; '.join('%s: %s' % (section, ', '.join(keys)) for section, keys in sorted(left(snap).items())))
+                else:
+                    msg = 'restored: %s removed (the host is stock again)' % path
+                    snap = None
         elif state == 'absent':
             changed = changed or existed
             if not check:
@@ -530,12 +536,6 @@ def run(module):
         module.fail_json(msg='snapshot %s: %s' % (path, exc), exception=traceback.format_exc())
 
     remaining = left(snap) if exists else {}
-    if state == 'restored' and snap is not None:
-        msg = ('partial restore: %s kept with what is left to restore (%s)'
-               % (path, '; '.join('%s: %s' % (s, ', '.join(k)) for s, k in sorted(remaining.items())))
-               if exists else 'restored: %s removed (the host is stock again)' % path)
-    else:
-        msg = ''
     result = dict(changed=changed, path=path, exists=exists, snapshot=describe(snap), recorded=recorded,
                   restored=restored, forgotten=forgotten, adopted=adopted, left=remaining,
                   complete=not exists, msg=msg)

@@ -12,7 +12,10 @@ everything lives in host_snapshot.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.perflab.network.plugins.module_utils.host_snapshot import (  # noqa: F401
+from ansible_collections.perflab.network.plugins.module_utils.host_snapshot import (
     MAX_FILE_BYTES, SCHEMA, SECTIONS, SnapshotError, capture_file, describe, file_content,
     file_matches, load, new_snapshot, record, remove, restore_file, save,
 )
+
+__all__ = ['MAX_FILE_BYTES', 'SCHEMA', 'SECTIONS', 'SnapshotError', 'capture_file', 'describe', 'file_content',
+           'file_matches', 'load', 'new_snapshot', 'record', 'remove', 'restore_file', 'save']

@@ -23,7 +23,9 @@ description:
     exits 0), some do not exist, and keys outside C(net.*) are machine-wide; such keys are
     skipped with a reason and never written.
   - Runtime only; persisting the values (C(/etc/sysctl.d), tuned) is the role's job.
-  - The snapshot is not deleted by this module; use M(perflab.network.host_snapshot) with O(perflab.network.host_snapshot#module:state=restored) or O(perflab.network.host_snapshot#module:state=absent).
+  - The snapshot is not deleted by this module; use M(perflab.network.host_snapshot) with
+    O(perflab.network.host_snapshot#module:state=restored) (and O(perflab.network.host_snapshot#module:forget))
+    or O(perflab.network.host_snapshot#module:state=absent).
 author:
   - perflab.network contributors (@perflab)
 attributes:
