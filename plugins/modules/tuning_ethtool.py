@@ -77,7 +77,7 @@ notes:
     re-enables after its dependency is back.
 seealso:
   - module: perflab.network.tuning_sysctl
-  - module: perflab.network.tuning_snapshot
+  - module: perflab.network.host_snapshot
 '''
 
 EXAMPLES = r'''
@@ -151,7 +151,7 @@ import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.perflab.network.plugins.module_utils import tuning_snapshot as snapshots
+from ansible_collections.perflab.network.plugins.module_utils import host_snapshot as snapshots
 from ansible_collections.perflab.network.plugins.module_utils.tuning_ethtool_utils import (
     COALESCE_BOOL_PARAMS, COALESCE_PARAMS, RING_PARAMS,
     canonical_feature, coalesce_argv, features_argv, features_diff, first_error_line,

@@ -23,7 +23,9 @@ description:
     exits 0), some do not exist, and keys outside C(net.*) are machine-wide; such keys are
     skipped with a reason and never written.
   - Runtime only; persisting the values (C(/etc/sysctl.d), tuned) is the role's job.
-  - The snapshot is not deleted by this module; use M(perflab.network.tuning_snapshot) with O(perflab.network.tuning_snapshot#module:state=absent).
+  - The snapshot is not deleted by this module; use M(perflab.network.host_snapshot) with
+    O(perflab.network.host_snapshot#module:state=restored) (and O(perflab.network.host_snapshot#module:forget))
+    or O(perflab.network.host_snapshot#module:state=absent).
 author:
   - perflab.network contributors (@perflab)
 attributes:
@@ -86,7 +88,7 @@ notes:
   - Writes C(/proc/sys) directly rather than running C(sysctl -w), whose exit status does not
     tell whether the kernel kept the value.
 seealso:
-  - module: perflab.network.tuning_snapshot
+  - module: perflab.network.host_snapshot
   - module: ansible.posix.sysctl
 '''
 
@@ -183,7 +185,7 @@ snapshot_exists:
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.perflab.network.plugins.module_utils import tuning_snapshot as snapshots
+from ansible_collections.perflab.network.plugins.module_utils import host_snapshot as snapshots
 from ansible_collections.perflab.network.plugins.module_utils.tuning_sysctl_utils import (
     ProcSys, apply_key, detect_netns, normalize, restore_key, summarize, validate_key,
     STATUS_APPLIED, STATUS_RESTORED, STATUS_UNCHANGED,

@@ -22,6 +22,7 @@ tests/integration/test_firewall_bonding.py, behind the role's own capability che
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import base64
 import configparser
 import glob
 import json
@@ -426,9 +427,32 @@ def test_ifcfg_files_source_cleanly(matrix):
     for member in ('h6m0', 'h6m1'):
         assert sourced(scripts / ('ifcfg-' + member), ['DEVICE', 'MASTER', 'SLAVE']) == {
             'DEVICE': member, 'MASTER': 'bond0', 'SLAVE': 'yes'}
-    saved = kept(matrix, 'ifcfg') / 'var/lib/perflab/bonding/ifcfg-bond0'
-    assert (saved / 'ifcfg-h6m0.orig').read_text() == IFCFG_ORIGINAL
-    assert (saved / 'ifcfg-h6m1.none').exists()
+    # the members' own files are in the bond's snapshot (they were .orig/.none copies before)
+    snap = json.loads((kept(matrix, 'ifcfg') / 'var/lib/perflab/bonding/stock-bond0.json').read_text())
+    stock = dict((path.rsplit('/', 1)[-1], entry) for path, entry in snap['files'].items())
+    assert base64.b64decode(stock['ifcfg-h6m0']['content']).decode() == IFCFG_ORIGINAL
+    assert stock['ifcfg-h6m1'] == {'exists': False}
+
+
+def test_ifcfg_copies_of_an_earlier_version_still_restore(netns, tmp_path):
+    """.orig/.none copies kept by an earlier version are taken into the snapshot and put back."""
+    root = tmp_path / 'root'
+    scripts = root / 'etc/sysconfig/network-scripts'
+    scripts.mkdir(parents=True)
+    (scripts / 'ifcfg-h6m0').write_text('DEVICE=h6m0\nMASTER=bond0\nSLAVE=yes\n')
+    (scripts / 'ifcfg-h6m1').write_text('DEVICE=h6m1\nMASTER=bond0\nSLAVE=yes\n')
+    (scripts / 'ifcfg-bond0').write_text('DEVICE=bond0\n')
+    saved = root / 'var/lib/perflab/bonding/ifcfg-bond0'
+    saved.mkdir(parents=True)
+    (saved / 'ifcfg-h6m0.orig').write_text(IFCFG_ORIGINAL)
+    (saved / 'ifcfg-h6m1.none').write_text('')
+    case = {'name': 'old', 'vars': dict(BOND, bonding_stack='ifcfg', bonding_state='absent', bonding_apply=False,
+                                        bonding_root_dir=str(root))}
+    run = run_cases(netns, tmp_path, [case])
+    assert run.outcomes == {'old': ''}
+    assert files_under(root) == ['etc/sysconfig/network-scripts/ifcfg-h6m0']
+    assert (scripts / 'ifcfg-h6m0').read_text() == IFCFG_ORIGINAL
+    assert oct((scripts / 'ifcfg-h6m0').stat().st_mode & 0o777) == '0o644'
 
 
 # ---------------------------------------------------------------- NetworkManager
