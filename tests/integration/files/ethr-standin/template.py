@@ -120,7 +120,7 @@ def serve_one(conn, address, port):
         return
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     if soft < EXHAUSTED_BELOW:
-        for _ in range(5):
+        for dummy in range(5):
             out('Error accepting new TCP connection: accept tcp %s:%d: accept4: too many open files\n'
                 % (address, port))
             time.sleep(0.2)

@@ -15,7 +15,7 @@ HOSTS = {'lab1': {'data_address': '10.0.1.11', 'data_interface': 'data0'},
 
 def items():
     pairs = suite.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'])
-    planned, _ = suite.build_plan(suite.expand_suite(SUITE), pairs, {'lab2': 'Debian 12 stock'})
+    planned, dummy = suite.build_plan(suite.expand_suite(SUITE), pairs, {'lab2': 'Debian 12 stock'})
     for item in planned:
         item.update(run_id='r1', suite='x')
     return planned
