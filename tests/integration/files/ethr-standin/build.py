@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Write ``ethr`` (the stand-in) from template.py and the real ethr v1.0.0-5 output.
 

@@ -1,4 +1,6 @@
-#!/usr/bin/env python3
+#!/bin/sh
+# a shell line, and a Python string: the tools role copies one file, run by whichever python3 the host has
+''''exec python3 "$0" "$@" #'''
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A stand-in for ethr v1.0.0-5 (no package registry has ethr): written by build.py, do not edit ``ethr``.
 
