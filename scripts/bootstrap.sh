@@ -11,7 +11,7 @@ PYTHON=${PYTHON:-python3}
 REQS=${REQS:-requirements-dev.txt}
 # netplan.io and ifupdown: the bonding and MTU roles' offline validators (no service is started);
 # libreoffice-calc-nogui: the report tests convert a workbook to PDF with it
-DEB_PACKAGES=(debootstrap openssh-client nftables iproute2 ethtool iputils-ping rsync git make ca-certificates
+DEB_PACKAGES=(debootstrap openssh-client nftables iproute2 procps ethtool iputils-ping rsync git make ca-certificates
               netplan.io ifupdown libreoffice-calc-nogui)
 
 log() { printf 'bootstrap: %s\n' "$*"; }

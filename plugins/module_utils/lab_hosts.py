@@ -72,6 +72,16 @@ def stop_host(spec, h):
     return changed
 
 
+def no_dad(ns, dev):
+    """No IPv6 duplicate address detection on a lab link (set before it comes up).
+
+    Else its link-local address is "tentative" for a second or two after the lab is up: the host
+    changes by itself while the first tests look at it. The lab's links are veths on one bridge,
+    where no other host can hold the address.
+    """
+    run(['ip', 'netns', 'exec', ns, 'sysctl', '-qw', 'net.ipv6.conf.%s.accept_dad=0' % dev])
+
+
 def start_host(spec, h, pubkey):
     """Create one lab host from nothing (any stale piece is removed first)."""
     stop_host(spec, h)
@@ -82,6 +92,7 @@ def start_host(spec, h, pubkey):
     ip(None, 'link', 'add', h['mgmt_peer'], 'type', 'veth', 'peer', 'name', 'mgmt0', 'netns', ns)
     ip(None, 'link', 'set', h['mgmt_peer'], 'master', spec.bridge, 'up')
     ip(ns, 'addr', 'add', '%s/%d' % (h['mgmt_address'], h['mgmt_prefix']), 'dev', 'mgmt0')
+    no_dad(ns, 'mgmt0')
     ip(ns, 'link', 'set', 'mgmt0', 'up')
     ip(ns, 'route', 'add', 'default', 'via', spec.gateway())
     # data NIC: veth to the switch
@@ -89,6 +100,7 @@ def start_host(spec, h, pubkey):
     ip(spec.switch_ns, 'link', 'set', h['switch_port'], 'mtu', str(SWITCH_PORT_MTU), 'master', 'br0', 'up')
     ip(ns, 'link', 'set', 'data0', 'mtu', str(spec.mtu))
     ip(ns, 'addr', 'add', '%s/%d' % (h['data_address'], h['data_prefix']), 'dev', 'data0')
+    no_dad(ns, 'data0')
     ip(ns, 'link', 'set', 'data0', 'up')
     if not spec.offloads:
         set_offloads(ns, 'data0', False)
