@@ -48,9 +48,10 @@ import time
 
 import labbench
 from labbench import load_average, log, median
+# labbench put .collections on the path
+from ansible_collections.perflab.network.plugins.module_utils import registry
 
 TARGET = 1.15
-SERVER_BIN = {'iperf3': 'iperf3', 'netperf': 'netserver', 'nuttcp': 'nuttcp'}
 
 
 def read_records(results_dir):
@@ -76,20 +77,17 @@ def test_seconds(records):
 
 
 def server_port(tool, argv):
-    """The server (control) port a client argv talks to."""
-    if tool == 'nuttcp':
-        return int([a for a in argv if a.startswith('-P')][0][2:])
-    return int(argv[argv.index('-p') + 1])
+    """The server (control) port a client argv talks to (the tool's registry file knows its flags)."""
+    return registry.get(tool).argv_port(argv)
 
 
 def server_command(tool, port, address, pidfile):
-    """A server as a person would start it: in the foreground, in the background of the shell, with a pidfile."""
-    if tool == 'iperf3':
-        argv = ['iperf3', '-s', '-p', str(port), '-B', address]
-    elif tool == 'netperf':
-        argv = ['netserver', '-D', '-p', str(port), '-L', '%s,inet' % address]
-    else:
-        argv = ['nuttcp', '-S', '--nofork', '--no3rdparty', '-P%d' % port]
+    """A server as a person would start it: in the foreground, in the background of the shell, with a pidfile.
+
+    The same argv the role's bench_server runs (the tool's registry file), found on the host's PATH.
+    """
+    entry = registry.get(tool)
+    argv = entry.server_argv(entry.server_executable, port, address)
     return 'setsid %s </dev/null >/dev/null 2>&1 & echo $! > %s' % (' '.join(shlex.quote(a) for a in argv), pidfile)
 
 

@@ -18,9 +18,10 @@ description:
     already measured.
   - Prints one progress line per record, for example
     C([12/120] iperf3/tcp/parallel=5 · Debian 12 stock · lab1->lab2 · 9412.3 Mbit/s · ETA 00:41:10).
-    The plan size and the estimate come from the C(perflab_plan) fact (C({total_tests, expected_duration_s}))
-    that the benchmark role sets with M(ansible.builtin.set_fact) before its tests; without it the line
-    shows only the running count, as C([12]).
+    The plan size and the estimate come from the C(perflab_plan) fact (C({total_tests, expected_duration_s,
+    configurations})) that the benchmark role sets with M(ansible.builtin.set_fact) before its tests, and
+    cover every configuration of a study (stock_vs_tuned's stock and tuned count as one study); without it
+    the line shows only the running count, as C([12]).
   - At the end of the playbook writes C(<results_dir>/<run_id>.xlsx) (Summary, one sheet per test,
     Systems, Intervals, Raw; see the collection's docs/reports.md) and prints a text summary.
   - Checks that O(results_dir) is writable when the playbook starts and again when a play sets it, and
@@ -182,19 +183,38 @@ class Progress(object):
         self.plan = None
 
     def set_plan(self, plan, play_serial):
+        """Count against ``plan``; a study of several configurations is counted as one.
+
+        ``configurations`` in the plan (stock_vs_tuned: 2) says how many configurations the study
+        runs this plan's tests in: the total and the estimate cover them all from the first plan on,
+        and the plan of the next configuration (same run id, other labels) goes on counting, with
+        the total corrected by what is really planned for it (a resumed run plans fewer).
+        """
         if not isinstance(plan, dict):
             return
         try:
             total = int(plan.get('total_tests'))
             expected = float(plan.get('expected_duration_s') or 0)
+            configurations = max(1, int(plan.get('configurations') or 1))
         except (TypeError, ValueError):
             return
         if total <= 0:
             return
-        key = (total, expected, play_serial)
-        if self.plan is not None and self.plan['key'] == key:
+        labels = tuple(sorted(str(label) for label in plan.get('labels') or []))
+        key = (plan.get('run_id'), labels, total, expected, play_serial)
+        current = self.plan
+        if current is not None and current['key'] == key:
             return   # every host of the play reports the same plan
-        self.plan = {'key': key, 'total': total, 'expected': expected, 'done': 0,
+        if current is not None and current['run_id'] is not None and current['run_id'] == plan.get('run_id') \
+                and current['configurations_left'] > 0:
+            # the next configuration of the same study: what is done stays done
+            left = current['configurations_left']
+            current.update(key=key, configurations_left=left - 1,
+                           total=current['done'] + total * left,
+                           expected=current['requested_done'] + expected * left)
+            return
+        self.plan = {'key': key, 'run_id': plan.get('run_id'), 'configurations_left': configurations - 1,
+                     'total': total * configurations, 'expected': expected * configurations, 'done': 0,
                      'requested_done': 0.0, 'started': self.clock()}
 
     def add(self, record):

@@ -154,6 +154,10 @@ class Tool(object):
         """The server port client process ``index`` (0-based) talks to."""
         return (params.get('port') or self.default_port) + (index if self.one_server_per_process else 0)
 
+    def argv_port(self, argv):
+        """The server (control) port a client argv of this tool talks to."""
+        return int(argv[argv.index('-p') + 1])
+
     def result_port(self, params, index):
         """The port that names process ``index`` in the record's ``processes``."""
         return self.process_port(params, index)

@@ -99,6 +99,12 @@ options:
         C(netserver)); omitted hosts are taken to have all.
     type: dict
     default: {}
+  configurations:
+    description:
+      - How many configurations the study runs these tests in (C(stock_vs_tuned.yml) runs stock and tuned, 2),
+        so that the results callback counts and estimates over the whole study from the first test on.
+    type: int
+    default: 1
   serialize_pairs:
     description:
       - Pairs whose links share a switch (the client's or the server's C(switch), see O(hosts)) run one
@@ -177,10 +183,11 @@ firewall:
   sample: {lab1: [{peer: 10.213.1.12, port: 5201, end_port: 5201, protocol: tcp},
                   {peer: 10.213.1.12, port: 5201, end_port: 5201, protocol: udp}]}
 perflab_plan:
-  description: Plan size for progress lines, C({run_id, total_tests, expected_duration_s, skipped_done}).
+  description: Plan size for progress lines, C({run_id, total_tests, expected_duration_s, skipped_done, configurations, labels}).
   returned: success
   type: dict
-  sample: {run_id: 20261129T190000Z-3f2a, total_tests: 9, expected_duration_s: 45, skipped_done: 0}
+  sample: {run_id: 20261129T190000Z-3f2a, total_tests: 9, expected_duration_s: 45, skipped_done: 0, configurations: 2,
+           labels: [Debian 12 stock]}
 perflab_result:
   description: Records with status C(skipped) for tests whose tool is missing.
   returned: success
@@ -234,6 +241,7 @@ def main():
             results_dir=dict(type='path', default='results'),
             tools_present=dict(type='dict', default={}),
             serialize_pairs=dict(type='bool', default=False),
+            configurations=dict(type='int', default=1),
         ),
         supports_check_mode=True,
     )
@@ -305,7 +313,10 @@ def main():
         firewall=suites.firewall_openings(servers),
         waves=waves, client_waves=client_waves,
         perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped),
-                      'expected_duration_s': expected, 'skipped_done': skipped_done})
+                      'expected_duration_s': expected, 'skipped_done': skipped_done,
+                      # progress over the whole study: this plan's tests run in that many configurations
+                      'configurations': p['configurations'],
+                      'labels': sorted(set(str(label) for label in p['labels'].values()))})
 
 
 if __name__ == '__main__':

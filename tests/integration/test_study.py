@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -84,6 +85,16 @@ def test_stock_vs_tuned_records_every_test_for_both_labels(study):
                               capture_output=True, text=True, timeout=300, check=False,
                               env=dict(os.environ, HOME=str(results)))
         assert conv.returncode == 0 and (out / 'itstudy-svt.pdf').stat().st_size > 0, conv.stdout + conv.stderr
+
+
+def test_progress_counts_the_whole_study(study):
+    """The progress lines count stock and tuned as one study: the last one says [N/N], N both halves."""
+    res, _results = study
+    counters = re.findall(r'^\[(\d+)/(\d+)\] ', res.stdout, re.M)
+    n = 2 * len(quick_test_ids())
+    assert counters, res.stdout[-3000:]
+    assert counters[0] == ('1', str(n)) and counters[-1] == (str(n), str(n)), counters
+    assert all(int(done) <= int(total) for done, total in counters)
 
 
 def test_study_leaves_no_server_and_restores_stock(study, lab):

@@ -120,6 +120,9 @@ class Ethr(Tool):
             errors.append('gap must be between 0 and 3600 seconds, got %s' % params['gap'])
         return errors
 
+    def argv_port(self, argv):
+        return int(argv[argv.index('-port') + 1])
+
     def version_argv(self, executable):
         # ethr -h prints the version and what this build supports
         return [executable, '-h']

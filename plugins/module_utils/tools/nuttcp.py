@@ -93,6 +93,10 @@ class Nuttcp(Tool):
                               % (self.first_data_port(params), last, ', '.join(str(p) for p in sorted(overlap))))
         return errors
 
+    def argv_port(self, argv):
+        # option values attached: -P5000
+        return int([arg for arg in argv if arg.startswith('-P')][0][2:])
+
     def version_argv(self, executable):
         return [executable, '-V']
 

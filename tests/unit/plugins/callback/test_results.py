@@ -216,6 +216,31 @@ def test_eta_scales_the_remaining_plan_by_the_observed_pace():
     assert progress.add({})[0] == '[2/4]'
 
 
+def test_a_study_of_two_configurations_is_counted_as_one():
+    """stock_vs_tuned: [N/N] at the end counts both halves (it printed [10/9] in the tuned half)."""
+    now = [0.0]
+    progress = results_callback.Progress(clock=lambda: now[0])
+    stock = {'run_id': 'R', 'labels': ['Debian 12 stock'], 'total_tests': 9, 'expected_duration_s': 45,
+             'configurations': 2}
+    progress.set_plan(stock, play_serial=3)
+    lines = []
+    for _ in range(9):
+        now[0] += 10.0
+        lines.append(progress.add({'duration_s': 3}))
+    assert lines[0][0] == '[1/18]' and lines[-1][0] == '[9/18]'
+    # the ETA of the stock half covers the tuned half too: 90 s of 45 planned took 90 s
+    assert lines[-1][1] == pytest.approx((90 - 27) * (90.0 / 27))
+    # the tuned plan (same run, other label; a resumed half plans fewer) goes on counting
+    progress.set_plan(dict(stock, labels=['Debian 12 tuned'], total_tests=8), play_serial=3)
+    progress.set_plan(dict(stock, labels=['Debian 12 tuned'], total_tests=8), play_serial=3)  # another host
+    tuned = [progress.add({'duration_s': 3})[0] for _ in range(8)]
+    assert tuned[0] == '[10/17]' and tuned[-1] == '[17/17]'
+    assert progress.eta() == 0.0
+    # a new study (another run id) starts again
+    progress.set_plan(dict(stock, run_id='R2'), play_serial=4)
+    assert progress.add({'duration_s': 3})[0] == '[1/18]'
+
+
 def test_stats_writes_the_workbook_and_prints_the_summary(tmp_path):
     openpyxl = pytest.importorskip('openpyxl')
     callback = make_callback(tmp_path, baseline='Debian 12 tuned')
