@@ -1,6 +1,6 @@
 # perflab.network: the two commands of the README, and their parts.
 #   make lab    bootstrap, bring the local lab up, run the main playbook on it, bring it down
-#   make test   bootstrap and run every test (unit, sanity, lint, lab integration)
+#   make test   bootstrap and run every test (lint, sanity, Galaxy's importer and docs linter, unit, lab integration)
 SHELL := /bin/bash
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -22,7 +22,7 @@ MAIN_VARS ?= -e perflab_suite=quick
 # outside the checkout: inside it, ansible-test would list files through the checkout's git
 SANITY_ROOT := /tmp/perflab-sanity-$(shell echo $(CURDIR) | md5sum | cut -c1-8)/ansible_collections/perflab/network
 
-.PHONY: bootstrap lab lab-up lab-down lab-main test units sanity lint yamllint integration build clean
+.PHONY: bootstrap lab lab-up lab-down lab-main test units sanity lint yamllint galaxy-check integration build clean
 
 bootstrap:
 	@./scripts/bootstrap.sh
@@ -44,7 +44,7 @@ lab-down:
 
 test: bootstrap
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory yamllint lint sanity units integration; rc=$$?; \
+	$(MAKE) --no-print-directory yamllint lint sanity galaxy-check units integration; rc=$$?; \
 	echo "make test: finished in $$(( $$(date +%s) - start )) s, exit $$rc"; exit $$rc
 
 units:
@@ -59,6 +59,11 @@ sanity:
 
 lint:
 	$(BIN)/ansible-lint --profile production
+
+# What Galaxy checks on upload: galaxy-importer on the built tarball (no container,
+# scripts/galaxy-importer.cfg) and antsibull-docs' docs linter; see scripts/galaxy-check.sh
+galaxy-check:
+	@BIN=$(BIN) ./scripts/galaxy-check.sh
 
 yamllint:
 	$(BIN)/yamllint -s .

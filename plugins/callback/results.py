@@ -24,6 +24,10 @@ description:
     the line shows only the running count, as C([12]).
   - At the end of the playbook writes C(<results_dir>/<run_id>.xlsx) (Summary, one sheet per test,
     Systems, Intervals, Raw; see the collection's docs/reports.md) and prints a text summary.
+  - Under ansible-runner (and so in AWX), which names the job's artifact directory in E(AWX_ISOLATED_DATA_DIR), also
+    copies the result files into C(<artifact dir>/perflab_results/) at the end (see O(runner_artifacts)).
+    C(ansible-runner worker) streams that directory back to the C(ansible-runner process) side, so the files
+    reach the controller even when the job ran on a remote worker.
   - Checks that O(results_dir) is writable when the playbook starts and again when a play sets it, and
     stops the run right there with a clear error when it is not, before any test has run.
   - An aggregate callback, it works beside any stdout callback (the default one, AWX and ansible-runner's).
@@ -109,6 +113,20 @@ options:
         key: progress
     vars:
       - name: perflab_report_progress
+  runner_artifacts:
+    description:
+      - When E(AWX_ISOLATED_DATA_DIR) names a directory (ansible-runner sets it to the job's artifact directory),
+        copy the JSON lines and the workbook into its C(perflab_results/) subdirectory at the end of the playbook.
+      - A copy that fails is a warning; the files in O(results_dir) are unchanged.
+    type: bool
+    default: true
+    env:
+      - name: PERFLAB_RUNNER_ARTIFACTS
+    ini:
+      - section: callback_perflab_results
+        key: runner_artifacts
+    vars:
+      - name: perflab_runner_artifacts
 notes:
   - Variables (C(perflab_results_dir), C(perflab_run_id), ...) are read from the play when it starts (extra
     vars, play vars and vars_files; not host variables), and override the environment and ansible.cfg.
@@ -131,6 +149,7 @@ seealso:
 import hashlib
 import os
 import re
+import shutil
 import tempfile
 import threading
 import time
@@ -153,7 +172,12 @@ OPTION_VARS = {
     'summary': 'perflab_report_summary',
     'workbook': 'perflab_report_workbook',
     'progress': 'perflab_report_progress',
+    'runner_artifacts': 'perflab_runner_artifacts',
 }
+# ansible-runner names the job's artifact directory (artifacts/<ident>) in this variable; `ansible-runner worker`
+# zips that directory and streams it back to `ansible-runner process`
+RUNNER_ARTIFACT_DIR_ENV = 'AWX_ISOLATED_DATA_DIR'
+RUNNER_ARTIFACTS_SUBDIR = 'perflab_results'
 
 RESULT_KEY = 'perflab_result'
 RUN_ID_RE = re.compile(r'^[A-Za-z0-9_.-]{1,128}$')
@@ -383,6 +407,7 @@ class CallbackModule(CallbackBase):
             self._flush_pending(final=True)
             for path in list(self._written):
                 self._finish_file(path)
+                self._copy_to_runner_artifacts(path)
             if self._diverted or self._lost:
                 self._display.error(
                     'perflab.network.results: %d record(s) are not in the results directory %s (%d saved to %s, '
@@ -478,6 +503,30 @@ class CallbackModule(CallbackBase):
                 continue
             self._written[path] = self._written.get(path, 0) + len(records)
             self._pending[path] = []
+
+    def _copy_to_runner_artifacts(self, path):
+        """Copy a run's JSON lines and workbook into ansible-runner's artifact directory, when there is one."""
+        artifact_dir = os.environ.get(RUNNER_ARTIFACT_DIR_ENV)
+        if not artifact_dir or not self.get_option('runner_artifacts') or not os.path.isdir(artifact_dir):
+            return
+        stem = path[:-len('.jsonl')] if path.endswith('.jsonl') else path
+        dest_dir = os.path.join(artifact_dir, RUNNER_ARTIFACTS_SUBDIR)
+        copied = []
+        try:
+            for source in (path, stem + '.xlsx'):
+                if os.path.isfile(source):
+                    if not os.path.isdir(dest_dir):
+                        os.makedirs(dest_dir)
+                    dest = os.path.join(dest_dir, os.path.basename(source))
+                    if os.path.abspath(source) != os.path.abspath(dest):
+                        shutil.copyfile(source, dest)
+                    copied.append(dest)
+        except (OSError, IOError) as exc:
+            self._warn_once('cannot copy the result files into the job artifacts %s (%s); they are in %s'
+                            % (dest_dir, exc, os.path.dirname(path)))
+            return
+        if copied:
+            self._display.display('perflab job artifacts: %s' % ', '.join(copied))
 
     def _finish_file(self, path):
         # imported here: the report builder (and openpyxl) is needed only at the end

@@ -12,7 +12,7 @@ version_added: 0.2.0
 description:
   - Returns the ports (first, last, protocol) that the servers of the named tools listen on with
     their default ports, as each tool's registry file (C(plugins/module_utils/tools/)) describes them.
-  - The M(perflab.network.firewall) role opens these when it is given tools rather than a plan's
+  - The C(perflab.network.firewall) role opens these when it is given tools rather than a plan's
     openings (the plan's openings come from M(perflab.network.benchmark_plan) RV(perflab.network.benchmark_plan#module:firewall)).
 author:
   - perflab.network maintainers (@perflab)

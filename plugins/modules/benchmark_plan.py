@@ -176,7 +176,7 @@ client_waves:
 firewall:
   description:
     - Per server host, exactly the openings the plan's servers need, each scoped to the client that uses
-      them (its data address); for the M(perflab.network.firewall) role's C(firewall_ports) and
+      them (its data address); for the C(perflab.network.firewall) role's C(firewall_ports) and
       C(firewall_peer_addresses). The ports come from each tool's registry file.
   returned: success
   type: dict

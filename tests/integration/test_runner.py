@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -321,3 +322,88 @@ def test_awx_workflow_through_runner(lab, tmp_path):
     report = published['report']['perflab_report']
     assert len(report['configurations']) == 2 and report['records'] > 0
     assert {s['config'] for n in ('stock', 'tuned') for s in published[n]['perflab_summary']} == set(report['configurations'])
+
+
+# ansible-runner's remote path, the one AWX takes through receptor: `transmit` streams
+# the private data directory, `worker` runs the job elsewhere and streams back the
+# events, the status and its artifact directory (zipped), `process` rebuilds the
+# artifacts on the controller side. Three real processes in a pipe.
+def runner_pipeline(pdd, worker_dir, process_dir, playbook, ident, timeout=1800):
+    runner = str(BIN / 'ansible-runner')
+    argvs = [
+        [runner, 'transmit', str(pdd), '-p', playbook, '--ident', ident],
+        # --delete: the worker removes its directory when the job ends, so what the
+        # controller side has afterwards came through the stream
+        [runner, 'worker', '--private-data-dir', str(worker_dir), '--delete'],
+        [runner, 'process', str(process_dir), '--ident', ident],
+    ]
+    transmit = subprocess.Popen(argvs[0], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    worker = subprocess.Popen(argvs[1], stdin=transmit.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    transmit.stdout.close()
+    process = subprocess.Popen(argvs[2], stdin=worker.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    worker.stdout.close()
+    out, err = process.communicate(timeout=timeout)
+    results = {'process': (process.returncode, out.decode(errors='replace'), err.decode(errors='replace'))}
+    for name, proc in (('transmit', transmit), ('worker', worker)):
+        proc.wait(timeout=60)
+        results[name] = (proc.returncode, '', proc.stderr.read().decode(errors='replace'))
+        proc.stderr.close()
+    return results
+
+
+@pytest.mark.lab
+def test_benchmark_through_transmit_worker_process(lab, tmp_path):
+    need_playbook('benchmark.yml')
+    before = {h: host_state(lab, h) for h in ('lab1', 'lab2')}
+    worker_dir = tmp_path / 'worker'
+    controller_dir = tmp_path / 'controller'
+    extravars = {'perflab_suite': 'quick', 'perflab_duration': 2, 'perflab_repetitions': 1}
+    # the results directory is on the worker, inside the directory it deletes at the end
+    pdd = make_private_data_dir(tmp_path / 'submit', lab.inventory, extravars=extravars,
+                                results_dir=worker_dir / 'results')
+    ran = runner_pipeline(pdd, worker_dir, controller_dir, 'playbooks/benchmark.yml', 'remote')
+    adir = artifact_dir(controller_dir, 'remote')
+    stdout = (adir / 'stdout').read_text() if (adir / 'stdout').exists() else ''
+    assert ran['transmit'][0] == 0 and ran['worker'][0] == 0 and ran['process'][0] == 0, (ran, stdout[-3000:])
+
+    # the worker ran the job and cleaned up: everything below came back through the stream
+    assert not worker_dir.exists()
+    assert (adir / 'status').read_text() == 'successful', stdout[-4000:]
+    assert (adir / 'rc').read_text() == '0'
+
+    # the job events, rebuilt by `process` from the streamed events
+    events = [json.loads(p.read_text()) for p in sorted((adir / 'job_events').glob('*.json'),
+                                                        key=lambda p: int(p.name.split('-', 1)[0]))]
+    kinds = [e['event'] for e in events]
+    assert kinds[0] == 'playbook_on_start' and kinds.count('playbook_on_stats') == 1
+    ours = {(e['event_data']['host'], e['event_data']['task_action']) for e in events
+            if e['event'] == 'runner_on_ok' and (e['event_data'].get('task_action') or '').startswith('perflab.network.')}
+    # our modules ran on both lab hosts (and on localhost: the plan, the study checks)
+    assert {h for h, _action in ours} >= {'lab1', 'lab2'}, ours
+    assert {a for h, a in ours if h in ('lab1', 'lab2')} >= {'perflab.network.bench_preflight', 'perflab.network.bench_server'}, ours
+    stats = stats_event(events)
+    assert not stats['failures'] and not stats['dark']
+
+    # set_stats: the summary AWX hands to the next workflow node
+    artifact_data = stats['artifact_data']
+    run_id = artifact_data['perflab_run_id']
+    summary = artifact_data['perflab_summary']
+    assert len(summary) == 1 and summary[0]['ok'] > 0 and summary[0]['run_id'] == run_id, summary
+
+    # the result files: in the job's artifacts on the controller side, not only on the worker
+    copied = adir / 'perflab_results'
+    assert sorted(p.name for p in copied.iterdir()) == ['%s.jsonl' % run_id, '%s.xlsx' % run_id]
+    records = [json.loads(line) for line in (copied / ('%s.jsonl' % run_id)).read_text().splitlines() if line.strip()]
+    measured = [d for d in records if d.get('schema', '').startswith('perflab.result/')]
+    assert measured and all(d['suite'] == 'quick' and d['run_id'] == run_id for d in measured)
+    # the file that came back holds what the summary counted
+    for status in ('ok', 'failed'):
+        assert len([d for d in measured if d['status'] == status]) == summary[0][status], (status, summary)
+    openpyxl = pytest.importorskip('openpyxl')
+    sheets = openpyxl.load_workbook(copied / ('%s.xlsx' % run_id), read_only=True).sheetnames
+    assert sheets[0] == 'Summary' and 'Raw' in sheets
+    # the submitting side wrote nothing of its own
+    assert not (pdd / 'artifacts').exists() and not (tmp_path / 'submit' / 'results').exists()
+
+    # perflab_profile defaults to stock: the hosts are as they were
+    assert {h: host_state(lab, h) for h in ('lab1', 'lab2')} == before

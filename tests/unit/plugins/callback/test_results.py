@@ -269,6 +269,59 @@ def test_summary_and_workbook_can_be_switched_off(tmp_path):
     assert callback._display.lines == ['perflab results: %s' % (tmp_path / 'results' / 'R1.jsonl')]
 
 
+def test_under_ansible_runner_the_result_files_are_copied_into_the_job_artifacts(tmp_path, monkeypatch):
+    """ansible-runner names artifacts/<ident> in AWX_ISOLATED_DATA_DIR; the worker streams that directory back."""
+    pytest.importorskip('openpyxl')
+    artifacts = tmp_path / 'artifacts' / 'job'
+    artifacts.mkdir(parents=True)
+    monkeypatch.setenv('AWX_ISOLATED_DATA_DIR', str(artifacts))
+    callback = make_callback(tmp_path, summary=False, progress=False)
+    start(callback)
+    for record in RECORDS[:3]:
+        callback.v2_runner_on_ok(FakeResult({'perflab_result': record}))
+    callback.v2_playbook_on_stats(None)
+    copied = artifacts / 'perflab_results'
+    assert sorted(os.listdir(str(copied))) == ['R1.jsonl', 'R1.xlsx']
+    results = tmp_path / 'results'
+    for name in ('R1.jsonl', 'R1.xlsx'):
+        assert (copied / name).read_bytes() == (results / name).read_bytes()
+    assert lines_of(str(copied / 'R1.jsonl')) == RECORDS[:3]
+    assert callback._display.lines[-1] == 'perflab job artifacts: %s, %s' % (copied / 'R1.jsonl', copied / 'R1.xlsx')
+
+
+def test_no_copy_without_ansible_runner_or_when_switched_off(tmp_path, monkeypatch):
+    monkeypatch.delenv('AWX_ISOLATED_DATA_DIR', raising=False)
+    callback = make_callback(tmp_path, summary=False, workbook=False, progress=False)
+    start(callback)
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[0]}))
+    callback.v2_playbook_on_stats(None)
+    assert sorted(os.listdir(str(tmp_path))) == ['results']
+
+    artifacts = tmp_path / 'artifacts'
+    artifacts.mkdir()
+    monkeypatch.setenv('AWX_ISOLATED_DATA_DIR', str(artifacts))
+    callback = make_callback(tmp_path, summary=False, workbook=False, progress=False, runner_artifacts=False)
+    start(callback)
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[1]}))
+    callback.v2_playbook_on_stats(None)
+    assert os.listdir(str(artifacts)) == []
+
+
+def test_a_failed_copy_into_the_job_artifacts_is_a_warning(tmp_path, monkeypatch):
+    artifacts = tmp_path / 'artifacts'
+    artifacts.mkdir()
+    (artifacts / 'perflab_results').write_text('a file where the directory would go')
+    monkeypatch.setenv('AWX_ISOLATED_DATA_DIR', str(artifacts))
+    callback = make_callback(tmp_path, summary=False, workbook=False, progress=False)
+    start(callback)
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[0]}))
+    callback.v2_playbook_on_stats(None)
+    assert callback._display.errors == []
+    assert len(callback._display.warnings) == 1
+    assert 'cannot copy the result files into the job artifacts' in callback._display.warnings[0]
+    assert lines_of(callback.jsonl_path) == [RECORDS[0]]
+
+
 def test_an_unwritable_results_dir_stops_the_run_at_playbook_start(tmp_path):
     blocker = tmp_path / 'a-file'
     blocker.write_text('')
