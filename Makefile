@@ -22,7 +22,7 @@ MAIN_VARS ?= -e perflab_suite=quick
 # outside the checkout: inside it, ansible-test would list files through the checkout's git
 SANITY_ROOT := /tmp/perflab-sanity-$(shell echo $(CURDIR) | md5sum | cut -c1-8)/ansible_collections/perflab/network
 
-.PHONY: bootstrap lab lab-up lab-down lab-main test units sanity lint yamllint galaxy-check integration build clean
+.PHONY: bootstrap lab lab-up lab-down lab-main test units sanity lint yamllint galaxy-check integration build install clean
 
 bootstrap:
 	@./scripts/bootstrap.sh
@@ -73,6 +73,13 @@ integration:
 
 build:
 	$(BIN)/ansible-galaxy collection build --force --output-path build/
+
+# The built tarball into COLLECTIONS_DIR, run from / without this checkout's ansible.cfg: inside
+# the checkout its collections_path is the checkout itself, and ansible-galaxy says "Nothing to do".
+COLLECTIONS_DIR ?= $(HOME)/.ansible/collections
+install: build
+	cd / && env -u ANSIBLE_CONFIG $(CURDIR)/$(BIN)/ansible-galaxy collection install --force -p $(abspath $(COLLECTIONS_DIR)) \
+		$(CURDIR)/$(lastword $(sort $(wildcard build/perflab-network-*.tar.gz)))
 
 clean:
 	rm -rf build .pytest_cache tests/output

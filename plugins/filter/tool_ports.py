@@ -68,19 +68,6 @@ def tool_ports(tools, iperf3_ports=1, netperf_data_ports=None, nuttcp_streams=1)
     return out
 
 
-def tool_executables(tools=None):
-    """The client and server executables of ``tools`` (all the registry's when empty), each once."""
-    names = list(tools) if tools else list(registry.NAMES)
-    out = []
-    for name in names:
-        if name not in registry.TOOLS:
-            raise AnsibleFilterError('tool_executables: unknown tool %r (known: %s)' % (name, ', '.join(registry.NAMES)))
-        for executable in (registry.get(name).client_executable, registry.get(name).server_executable):
-            if executable not in out:
-                out.append(executable)
-    return out
-
-
 class FilterModule(object):
     def filters(self):
-        return {'tool_ports': tool_ports, 'tool_executables': tool_executables}
+        return {'tool_ports': tool_ports}

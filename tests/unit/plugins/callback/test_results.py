@@ -224,7 +224,7 @@ def test_a_study_of_two_configurations_is_counted_as_one():
              'configurations': 2}
     progress.set_plan(stock, play_serial=3)
     lines = []
-    for _ in range(9):
+    for dummy in range(9):
         now[0] += 10.0
         lines.append(progress.add({'duration_s': 3}))
     assert lines[0][0] == '[1/18]' and lines[-1][0] == '[9/18]'
@@ -233,7 +233,7 @@ def test_a_study_of_two_configurations_is_counted_as_one():
     # the tuned plan (same run, other label; a resumed half plans fewer) goes on counting
     progress.set_plan(dict(stock, labels=['Debian 12 tuned'], total_tests=8), play_serial=3)
     progress.set_plan(dict(stock, labels=['Debian 12 tuned'], total_tests=8), play_serial=3)  # another host
-    tuned = [progress.add({'duration_s': 3})[0] for _ in range(8)]
+    tuned = [progress.add({'duration_s': 3})[0] for dummy in range(8)]
     assert tuned[0] == '[10/17]' and tuned[-1] == '[17/17]'
     assert progress.eta() == 0.0
     # a new study (another run id) starts again
