@@ -12,7 +12,6 @@ import copy
 import ipaddress
 import re
 
-from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils.nic import existing_interfaces, interface_exists, valid_interface_name
 
 TEST_COMMON_ARGS = dict(
@@ -120,18 +119,3 @@ def validate_common(module, default_port=None):
     errors = common_errors(module.params, default_port=default_port)
     if errors:
         module.fail_json(msg='; '.join(errors))
-
-
-def require_tool(module, tool):
-    """The tool's executable (from the module's ``<tool>_path`` option, else PATH), or fail the module.
-
-    The failure names the path given, or the role that installs the tool.
-    """
-    path_option = '%s_path' % tool
-    given = module.params.get(path_option)
-    executable = process.which(given or tool)
-    if not executable:
-        if given:
-            module.fail_json(msg='%s %s is not an executable file' % (path_option, given))
-        module.fail_json(msg=process.missing_tool_message(tool))
-    return executable

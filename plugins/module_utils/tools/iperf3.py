@@ -10,6 +10,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_iperf3
 from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, size_errors, udp_bitrate_errors
 from ansible_collections.perflab.network.plugins.module_utils.units import from_mbps
@@ -106,7 +107,6 @@ class Iperf3(Tool):
         return argv
 
     def timeout(self, params):
-        from ansible_collections.perflab.network.plugins.module_utils import common_args
         return common_args.effective_timeout(params, extra=(params.get('omit') or 0) + self.setup_s)
 
     def parse(self, params, proc, context):
