@@ -18,6 +18,7 @@ import re
 
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import study
 from ansible_collections.perflab.network.plugins.module_utils.tool import PORT_STRIDE
 
 # the tests each module knows and the options a suite may set: the tools' registry files
@@ -321,16 +322,17 @@ def current_test_id(rec):
         return rec['test_id']
 
 
-def build_plan(tests, pairs, labels, done=frozenset()):
+def build_plan(tests, pairs, labels, done=frozenset(), side=study.DEFAULT_SIDE):
     """Items to run: every test x pair x repetition not already done.
 
-    labels: client name -> configuration label.
+    labels: host name -> configuration label; a pair's items take the label of the side under
+    test (study.pair_label).
     """
     items, skipped = [], 0
     for pair in pairs:
+        label = study.pair_label(labels, pair['client'], pair['server'], side)
         for t in tests:
             for rep in range(1, t['repetitions'] + 1):
-                label = labels.get(pair['client'], '')
                 if record_key(label, pair['client'], pair['server'], t['test_id'], rep) in done:
                     skipped += 1
                     continue

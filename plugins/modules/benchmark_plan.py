@@ -83,9 +83,18 @@ options:
     type: bool
     default: false
   labels:
-    description: Configuration label per client host.
+    description:
+      - Configuration label per host. A pair's records take the label of the side under test
+        (O(system_under_test)).
     type: dict
     default: {}
+  system_under_test:
+    description:
+      - The side of the pairs the study changes and labels - V(servers), V(clients) or V(both).
+      - With V(both), a pair whose two hosts carry different labels is labelled C(<client label> / <server label>).
+    type: str
+    choices: [servers, clients, both]
+    default: both
   run_id:
     description: Run id; an earlier run's id resumes it. Generated when empty.
     type: str
@@ -208,6 +217,7 @@ from ansible_collections.perflab.network.plugins.module_utils import suite as su
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import plan_records
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import study
 
 
 def tools_on(found):
@@ -237,6 +247,7 @@ def main():
             pairs=dict(type='list', elements='dict', default=[]),
             mesh=dict(type='bool', default=False),
             labels=dict(type='dict', default={}),
+            system_under_test=dict(type='str', choices=['servers', 'clients', 'both'], default='both'),
             run_id=dict(type='str'),
             results_dir=dict(type='path', default='results'),
             tools_present=dict(type='dict', default={}),
@@ -265,7 +276,7 @@ def main():
                 pair['ports'].update(dict((k, int(v)) for k, v in explicit[0]['ports'].items()))
         client_waves = suites.schedule_waves(pairs, p['hosts'], serialize=p['serialize_pairs'])
         done = suites.recorded_keys(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else set()
-        items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done)
+        items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done, side=p['system_under_test'])
     except (suites.PlanError, IOError, OSError) as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
     except Exception as exc:  # a YAML error names the file and line
@@ -316,7 +327,8 @@ def main():
                       'expected_duration_s': expected, 'skipped_done': skipped_done,
                       # progress over the whole study: this plan's tests run in that many configurations
                       'configurations': p['configurations'],
-                      'labels': sorted(set(str(label) for label in p['labels'].values()))})
+                      'labels': sorted(set(str(study.pair_label(p['labels'], pair['client'], pair['server'],
+                                                                        p['system_under_test'])) for pair in pairs))})
 
 
 if __name__ == '__main__':
