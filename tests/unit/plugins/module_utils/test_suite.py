@@ -159,6 +159,15 @@ def test_plan_resume_skips_recorded_ok_tests(tmp_path):
     assert skipped == 0 and len(other) == len(items)
 
 
+def test_the_records_of_a_pair_take_the_label_of_the_side_under_test():
+    tests = s.expand_suite(load('quick'))
+    pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'])
+    labels = {'lab1': 'OSv 0.53 tuned-latency', 'lab2': 'Ubuntu 18.04 stock'}
+    assert {i['config'] for i in s.build_plan(tests, pairs, labels, side='servers')[0]} == {'OSv 0.53 tuned-latency'}
+    assert {i['config'] for i in s.build_plan(tests, pairs, labels, side='clients')[0]} == {'Ubuntu 18.04 stock'}
+    assert {i['config'] for i in s.build_plan(tests, pairs, labels)[0]} == {'Ubuntu 18.04 stock / OSv 0.53 tuned-latency'}
+
+
 def test_servers_needed_and_expected_duration():
     tests = s.expand_suite(load('quick'))
     pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2', 'lab3'])
