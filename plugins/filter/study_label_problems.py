@@ -7,12 +7,12 @@ __metaclass__ = type
 
 DOCUMENTATION = r'''
 name: study_label_problems
-short_description: The configuration labels that two different systems of a study would share
+short_description: Configuration labels that two different systems of a study would share
 version_added: 0.3.0
 description:
   - Given each host's label and identity (P(perflab.network.study_label#filter) with C(part=identity)), returns
     one message per label carried by hosts that are different systems (another OS version, profile or
-    C(perflab_system_label)): their results would pool in one column of the report.
+    C(perflab_system_label)) - their results would pool in one column of the report.
   - The study playbooks refuse such a study in their validate stage, before anything changes.
 author:
   - perflab.network maintainers (@perflab)

@@ -34,6 +34,11 @@ def check_side(side):
     return side
 
 
+def flip_side(side):
+    """The side under test once the pairs run the other way round (servers <-> clients)."""
+    return {'servers': 'clients', 'clients': 'servers'}.get(check_side(side), 'both')
+
+
 def under_test(side, is_server, is_client):
     """Whether a host with these roles is on the side the study changes."""
     side = check_side(side)

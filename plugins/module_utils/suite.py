@@ -213,11 +213,13 @@ def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=No
     return expanded
 
 
-def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False):
+def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, reverse=False):
     """Client/server pairs from the inventory.
 
     hosts: name -> {data_address, data_interface, peer}; servers/clients: group
-    members; explicit: [{client, server}]; mesh: every ordered pair of distinct hosts.
+    members; explicit: [{client, server}]; mesh: every ordered pair of distinct hosts;
+    reverse: each pair the other way round (the server host runs the client: a test
+    sent from the side the groups call servers).
     Each pair gets its index k on its server (ports = base + PORT_STRIDE * k).
     """
     errors = []
@@ -241,6 +243,8 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False):
         if not raw and not errors:
             errors.append('no pairs: put hosts in the groups perflab_servers and perflab_clients '
                           '(each client with perflab_peer), or set benchmark_pairs, or benchmark_mesh')
+    if reverse:
+        raw = [(server, client) for client, server in raw]
     pairs, per_server, seen = [], {}, set()
     for client, server in raw:
         for role, name in (('client', client), ('server', server)):

@@ -88,6 +88,14 @@ options:
         (O(system_under_test)).
     type: dict
     default: {}
+  reverse_pairs:
+    description:
+      - Run each pair the other way round - the host the groups (or O(pairs)) make the server runs the
+        client and sends (the OSv study's UDP_STREAM sent from the system under test, a server).
+      - The side under test follows its hosts - O(system_under_test=servers) then labels by the clients
+        of the reversed pairs.
+    type: bool
+    default: false
   system_under_test:
     description:
       - The side of the pairs the study changes and labels - V(servers), V(clients) or V(both).
@@ -248,6 +256,7 @@ def main():
             mesh=dict(type='bool', default=False),
             labels=dict(type='dict', default={}),
             system_under_test=dict(type='str', choices=['servers', 'clients', 'both'], default='both'),
+            reverse_pairs=dict(type='bool', default=False),
             run_id=dict(type='str'),
             results_dir=dict(type='path', default='results'),
             tools_present=dict(type='dict', default={}),
@@ -258,6 +267,8 @@ def main():
     )
     p = module.params
     run_id = p['run_id'] or records.new_run_id()
+    # reversed pairs: the hosts under test stay the same, their side of the pairs swaps
+    side = study.flip_side(p['system_under_test']) if p['reverse_pairs'] else p['system_under_test']
     try:
         path = suites.find_suite(p['suite'], p['suite_paths'])
         with open(path) as f:
@@ -269,14 +280,14 @@ def main():
                                     parallel=p['parallel'], tools=p['tools'], notes=notes)
         suites.check_explicit_ports(p['pairs'])
         pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
-                                  explicit=p['pairs'], mesh=p['mesh'])
+                                  explicit=p['pairs'], mesh=p['mesh'], reverse=p['reverse_pairs'])
         for pair in pairs:
             explicit = [e for e in p['pairs'] if (e.get('client'), e.get('server')) == (pair['client'], pair['server'])]
             if explicit and explicit[0].get('ports'):
                 pair['ports'].update(dict((k, int(v)) for k, v in explicit[0]['ports'].items()))
         client_waves = suites.schedule_waves(pairs, p['hosts'], serialize=p['serialize_pairs'])
         done = suites.recorded_keys(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else set()
-        items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done, side=p['system_under_test'])
+        items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done, side=side)
     except (suites.PlanError, IOError, OSError) as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
     except Exception as exc:  # a YAML error names the file and line
@@ -327,8 +338,8 @@ def main():
                       'expected_duration_s': expected, 'skipped_done': skipped_done,
                       # progress over the whole study: this plan's tests run in that many configurations
                       'configurations': p['configurations'],
-                      'labels': sorted(set(str(study.pair_label(p['labels'], pair['client'], pair['server'],
-                                                                        p['system_under_test'])) for pair in pairs))})
+                      'labels': sorted(set(str(study.pair_label(p['labels'], pair['client'], pair['server'], side))
+                                           for pair in pairs))})
 
 
 if __name__ == '__main__':

@@ -168,6 +168,17 @@ def test_the_records_of_a_pair_take_the_label_of_the_side_under_test():
     assert {i['config'] for i in s.build_plan(tests, pairs, labels)[0]} == {'Ubuntu 18.04 stock / OSv 0.53 tuned-latency'}
 
 
+def test_reversed_pairs_send_from_the_servers_side():
+    pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'], reverse=True)
+    assert [(p['client'], p['server'], p['server_address']) for p in pairs] == \
+        [('lab1', 'lab2', HOSTS['lab2']['data_address'])]
+    labels = {'lab1': 'OSv tuned-latency', 'lab2': 'Ubuntu 18.04 stock'}
+    # the host under test (lab1, a server of the groups) is now the client: its label still names the records
+    from ansible_collections.perflab.network.plugins.module_utils import study
+    items = s.build_plan(s.expand_suite(load('quick')), pairs, labels, side=study.flip_side('servers'))[0]
+    assert {i['config'] for i in items} == {'OSv tuned-latency'}
+
+
 def test_servers_needed_and_expected_duration():
     tests = s.expand_suite(load('quick'))
     pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2', 'lab3'])
