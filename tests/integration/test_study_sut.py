@@ -101,7 +101,7 @@ def test_a_label_shared_by_two_different_systems_is_refused_before_any_change(la
     before = lab.ssh('lab1', ['sh', '-c', 'ls /var/lib/perflab 2>/dev/null; ls /opt 2>/dev/null']).stdout
     res = run_playbook('playbooks/benchmark.yml', inv, {'perflab_suite': 'quick', 'perflab_config_label': 'Same'})
     assert res.rc != 0
-    assert ("Refused before any change: the label 'Same' would be shared by lab1 and lab2, which are different "
+    assert ("Refused before any change: the label 'Same' would be shared by lab1 (stock) and lab2 (stock), which are different "
             "systems (system_label 'Server 1' vs '')") in res.stdout, res.stdout[-3000:]
     assert 'Install the tools' not in [t['task']['name'] for p in res.plays for t in p.get('tasks', [])]
     assert lab.ssh('lab1', ['sh', '-c', 'ls /var/lib/perflab 2>/dev/null; ls /opt 2>/dev/null']).stdout == before
