@@ -36,8 +36,8 @@ def test_default_labels_name_the_full_version_the_profile_and_the_group():
     # Ubuntu 18.04 and 18.10 were both "Ubuntu 18" and pooled
     assert study_label(UBUNTU_1804) != study_label(UBUNTU_1810)
     assert study_label(UBUNTU_1804, tuned=True) == 'Ubuntu 18.04 tuned-throughput'
-    assert study_label(UBUNTU_1804, part='identity') == {'system_label': '', 'distribution': 'Ubuntu',
-                                                          'version': '18.04', 'profile': 'stock'}
+    expected = {'system_label': '', 'distribution': 'Ubuntu', 'version': '18.04', 'profile': 'stock'}
+    assert study_label(UBUNTU_1804, part='identity') == expected
     with pytest.raises(AnsibleFilterError):
         study_label('Ubuntu')
 
@@ -55,8 +55,9 @@ def test_pair_label_is_the_side_under_tests():
 
 
 def test_a_label_shared_by_different_systems_is_refused_with_the_reason():
-    ident = lambda f, group='', tuned=False, profile='': study_label(f, system_label=group, tuned=tuned, profile=profile,
-                                                                     part='identity')
+    def ident(host_facts, group='', tuned=False, profile=''):
+        return study_label(host_facts, system_label=group, tuned=tuned, profile=profile, part='identity')
+
     hosts = {'a': {'label': 'Ubuntu 18', 'identity': ident(UBUNTU_1804)},
              'b': {'label': 'Ubuntu 18', 'identity': ident(UBUNTU_1810)},
              'c': {'label': 'X', 'identity': ident(UBUNTU_1804, 'Server 1')},
