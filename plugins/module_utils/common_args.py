@@ -12,7 +12,18 @@ import copy
 import ipaddress
 import re
 
-from ansible_collections.perflab.network.plugins.module_utils.nic import existing_interfaces, interface_exists, valid_interface_name
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
+from ansible_collections.perflab.network.plugins.module_utils.nic import valid_interface_name
+
+
+def interface_exists(name):
+    """True when this host has interface ``name`` (its OS's way: host_platform)."""
+    return host_platform.current().interface_exists(name)
+
+
+def existing_interfaces():
+    return host_platform.current().existing_interfaces()
+
 
 TEST_COMMON_ARGS = dict(
     server=dict(type='str', required=True),

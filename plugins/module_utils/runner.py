@@ -17,9 +17,9 @@ __metaclass__ = type
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
-from ansible_collections.perflab.network.plugins.module_utils.nic import NicSampler, interface_mtu
 
 VERSION_TIMEOUT_S = 10
 
@@ -87,9 +87,10 @@ def run_test(module, tool, params, result_key='perflab_result'):
     processes = params.get('processes') or 1
     argvs = [tool.client_argv(params, executable, index) for index in range(processes)]
     interface = params.get('nic_interface')
+    host = host_platform.current()   # the OS's NIC counters (Linux /sys, FreeBSD netstat)
     record = rec.new_record(params, tool.name, test, protocol, direction, tool.test_id(params),
                             options=tool.given_options(params), tool_version=version,
-                            client_mtu=interface_mtu(interface) if interface else None,
+                            client_mtu=host.interface_mtu(interface) if interface else None,
                             parallel=tool.effective_parallel(params), notes=tool.notes(params))
     rec.set_commands(record, argvs)
     rec.set_primary(record, tool.primary(params))
@@ -101,7 +102,7 @@ def run_test(module, tool, params, result_key='perflab_result'):
     timeout = tool.timeout(params)
     sampler = ended_t = None
     if interface:
-        with NicSampler(interface) as sampler:
+        with host.nic_sampler(interface) as sampler:
             procs = _run_all(argvs, timeout)
             ended_t = sampler.elapsed()
     else:

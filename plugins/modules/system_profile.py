@@ -22,6 +22,11 @@ description:
     table row says C(unknown) (or falls back to C(/sys)), its network field is null.
   - Sysctls are read from C(/proc/sys) of the host's network namespace; those that do not exist there
     (inside a lab host several do not) are null.
+  - On FreeBSD the same fields come from C(sysctl hw.model hw.ncpu hw.physmem hw.machine), C(kenv) (the
+    board), C(pciconf -lv) (chipset, NIC model), C(geom disk list), C(mount -p) (the root file system, with
+    its pool for ZFS), C(uname) (OS, kernel), C(cc --version), C(ifconfig) (MTU, options, media speed) and
+    C(route -n get default); the network sysctls are FreeBSD's (C(kern.ipc.maxsockbuf), C(net.inet.tcp.*)),
+    C(qdisc) is null. Tested on real FreeBSD command output (unit tests), not on a live FreeBSD host.
   - Changes nothing on the host.
 author:
   - perflab.network contributors (@perflab)
@@ -37,7 +42,7 @@ attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: full
-    platforms: Linux
+    platforms: posix
 options:
   interface:
     description:
@@ -157,9 +162,10 @@ import socket
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import sysprofile
-from ansible_collections.perflab.network.plugins.module_utils.nic import interface_exists, valid_interface_name
+from ansible_collections.perflab.network.plugins.module_utils.nic import valid_interface_name
 from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id
 
 TOOL_TIMEOUT_S = 20
@@ -187,15 +193,15 @@ def main():
         supports_check_mode=True,
     )
     interface = module.params['interface']
+    host = host_platform.current()
     if interface is not None:
         if not valid_interface_name(interface):
             module.fail_json(msg='interface must be an interface name (1-15 of letters, digits, "_.:@+-"), got %r'
                                  % interface)
-        if not interface_exists(interface):
+        if not host.interface_exists(interface):
             module.fail_json(msg='interface %s does not exist on this host' % interface)
     uname = os.uname()
-    collected = sysprofile.collect(interface=interface, runner=run_tool, root='/',
-                                   machine=uname[4], release=uname[2])
+    collected = host.system_profile(interface, run_tool, machine=uname[4], release=uname[2])
     profile = {
         'schema': sysprofile.SCHEMA,
         'run_id': module.params['run_id'] or new_run_id(),
