@@ -8,6 +8,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import time
 
 import pytest
 
@@ -105,7 +106,7 @@ def test_freebsd_nic_sampler_reads_netstat(all_tools):
     run = FakeRun({('netstat', '-ibn', '-I', 're0'): fixture('netstat-ibn-14.4-re0.txt')})
     host = host_platform.FreeBSDHost(run=run)
     with host.nic_sampler('re0', interval=0.05) as sampler:
-        pass
+        time.sleep(0.12)   # a few samples at distinct times
     result = sampler.result()
     assert result['interface'] == 're0'
     assert len(result['samples']) >= 2
