@@ -51,7 +51,7 @@ $Ansible.Changed = $false
 function Get-Counters {
     if (-not $Adapter) { return '' }
     Get-NetAdapterStatistics -Name $Adapter |
-        Format-Table -Property Name, ReceivedBytes, ReceivedUnicastPackets, SentBytes, SentUnicastPackets -AutoSize |
+        Format-Table -Property @('Name', 'ReceivedBytes', 'ReceivedUnicastPackets', 'SentBytes', 'SentUnicastPackets') -AutoSize |
         Out-String -Width 4096
 }
 $psi = New-Object -TypeName System.Diagnostics.ProcessStartInfo -ArgumentList $FilePath
