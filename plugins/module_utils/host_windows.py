@@ -5,7 +5,7 @@
 
 """Windows hosts, driven from the controller: the PowerShell the action plugins send, and the parsers.
 
-Windows runs no Python module. The ``win_bench_*`` action plugins run each tool (and the NIC,
+Windows runs no Python module. The action plugins of bench_test, bench_server, bench_preflight and system_profile run each tool (and the NIC,
 listener and CIM reads) through ``ansible.windows.win_powershell`` and parse what comes back
 here, on the controller, with the same tool parsers and the same runner as Linux and FreeBSD
 (docs/architecture.md says why). The scripts take their inputs as ``parameters`` (PowerShell

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""What the win_bench_* action plugins share: running a script through win_powershell, and a
+"""What the action plugins of bench_test, bench_server, bench_preflight and system_profile share: running a script through win_powershell, and a
 module stand-in so that the runner (which exits a module) can run inside an action plugin."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -54,3 +54,8 @@ def executor(execute_module, task_vars):
             raise PowerShellError(result.get('msg') or '; '.join(errors) or 'win_powershell failed')
         return result
     return execute
+
+
+def is_windows(connection):
+    """True when the task's connection speaks PowerShell (a Windows host: winrm, psrp, or ssh to PowerShell)."""
+    return getattr(getattr(connection, '_shell', None), 'SHELL_FAMILY', '') == 'powershell'

@@ -29,6 +29,13 @@ description:
 author:
   - perflab.network contributors (@perflab)
 attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
+      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
+        C(ansible.windows.win_powershell) (see the description).
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
@@ -44,6 +51,10 @@ notes:
   - The listening ports come from C(/proc/net), so they are those of the host's network namespace
     (on FreeBSD from C(sockstat), those of the host or jail the module runs in).
   - FreeBSD support is tested on real command output only (unit tests), not on a live FreeBSD host.
+  - On a Windows host the action plugin pings with C(ping -n 1 -w MILLISECONDS ADDRESS) (C(-6) for IPv6; an IPv4
+    answer must carry C(TTL=)), lists the pidfiles of C(C:\perflab\run) (O(pid_dir)'s default there) and the
+    listening ports from C(netstat -ano), read by the rows' shape (not the localized State column); the same
+    code decides. Tested on real Windows command output (unit tests), not on a live Windows host.
   - Leftover servers are looked for only on a host with O(servers), as the pidfiles are what a server host leaves.
 options:
   addresses:

@@ -29,6 +29,13 @@ description:
     (own session, stdin C(/dev/null), output to its log) by the module itself, so that its pid stays its
     process group's and the open-files limit and the log bound apply. RV(servers[].nofile) is null there.
     Tested on real FreeBSD command output (unit tests), not on a live FreeBSD host.
+  - On a Windows host the action plugin starts each server as a background process with C(Win32_Process)
+    C(Create) (outside the WinRM shell's job, which would end it with the task) from its argv joined by the C
+    runtime's quoting (no shell), writes its pid to C(TOOL-PORT.pid) in O(pid_dir) (C(C:\perflab\run) there)
+    once its port listens (C(Get-NetTCPConnection)) and belongs to it, and stops it with its whole tree
+    (C(taskkill /T /F)); a taken port is found with C(netstat -ano). No server logs there (RV(servers[].log) and
+    RV(servers[].log_problems) null) and no open-files limit (O(nofile) refused). Tested on real Windows command
+    output (unit tests), not on a live Windows host.
   - "Server commands: iperf3 C(iperf3 -s -p PORT [-B BIND] [--idle-timeout N]);
     netperf C(netserver -D -p PORT [-L BIND,inet|inet6]) (C(-D) keeps netserver in the foreground,
     it daemonizes by default and the pidfile would be wrong); nuttcp C(nuttcp -S --nofork --no3rdparty -PPORT)
@@ -41,6 +48,13 @@ extends_documentation_fragment:
   - perflab.network.attributes
   - perflab.network.attributes.platform
 attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
+      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
+        C(ansible.windows.win_powershell) (see the description).
   check_mode:
     support: full
     details:

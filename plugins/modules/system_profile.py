@@ -27,10 +27,22 @@ description:
     its pool for ZFS), C(uname) (OS, kernel), C(cc --version), C(ifconfig) (MTU, options, media speed) and
     C(route -n get default); the network sysctls are FreeBSD's (C(kern.ipc.maxsockbuf), C(net.inet.tcp.*)),
     C(qdisc) is null. Tested on real FreeBSD command output (unit tests), not on a live FreeBSD host.
+  - On a Windows host the action plugin reads the CIM classes C(Win32_Processor), C(Win32_BaseBoard),
+    C(Win32_PhysicalMemory), C(Win32_DiskDrive), C(Win32_NetworkAdapter) and C(Win32_OperatingSystem) (as
+    C(Format-List) text, parsed on the controller), the system drive's file system and the adapter's IPv4 MTU;
+    Chipset and Compiler are C(unknown), the network facts have no offloads, qdisc or sysctls. O(interface) is a
+    C(Get-NetAdapter) name there. Tested on real CIM output (unit tests), not on a live Windows host.
   - Changes nothing on the host.
 author:
   - perflab.network contributors (@perflab)
 attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
+      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
+        C(ansible.windows.win_powershell) (see the description).
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full

@@ -2,7 +2,7 @@
 # Copyright (c) perflab.network contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The win_bench_* action plugins' logic with a stand-in for win_powershell: exact scripts and parameters sent,
+"""The Windows side of the bench_test, bench_server, bench_preflight and system_profile action plugins, with a stand-in for win_powershell: exact scripts and parameters sent,
 the records and decisions from real output (no Windows host can run here)."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -11,10 +11,10 @@ __metaclass__ = type
 import io
 import os
 
-from ansible_collections.perflab.network.plugins.action import win_bench_preflight
-from ansible_collections.perflab.network.plugins.action import win_bench_server
-from ansible_collections.perflab.network.plugins.action import win_bench_test
-from ansible_collections.perflab.network.plugins.action import win_system_profile
+from ansible_collections.perflab.network.plugins.action import bench_preflight as win_bench_preflight
+from ansible_collections.perflab.network.plugins.action import bench_server as win_bench_server
+from ansible_collections.perflab.network.plugins.action import bench_test as win_bench_test
+from ansible_collections.perflab.network.plugins.action import system_profile as win_system_profile
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
 from ansible_collections.perflab.network.plugins.module_utils import win_action
 
@@ -186,3 +186,37 @@ def test_win_system_profile_builds_the_table():
     assert system['table']['OS'] == 'Microsoft Windows 11 Home Single Language'
     assert system['table']['File-System'] == 'NTFS'
     assert remote.calls == [('PROFILE_PS', {'Adapter': ''})]
+
+
+class Shell(object):
+    def __init__(self, family):
+        self.SHELL_FAMILY = family
+        self.tmpdir = 'set'
+
+
+class Connection(object):
+    def __init__(self, family):
+        self._shell = Shell(family)
+
+
+def action(module, family, args):
+    from unittest import mock
+    task = mock.MagicMock(args=args, async_val=0, action='perflab.network.bench_test')
+    play_context = mock.MagicMock(check_mode=False)
+    return module.ActionModule(task, Connection(family), play_context, None, None, None)
+
+
+def test_linux_and_freebsd_run_the_module_as_always(monkeypatch):
+    from ansible.plugins.action import normal
+    monkeypatch.setattr(normal.ActionModule, 'run', lambda self, tmp=None, task_vars=None: {'normal': True})
+    for module in (win_bench_test, win_bench_server, win_bench_preflight, win_system_profile):
+        assert action(module, 'sh', {}).run(task_vars={}) == {'normal': True}
+
+
+def test_windows_runs_the_windows_side(monkeypatch):
+    from ansible.plugins.action import normal
+    monkeypatch.setattr(normal.ActionModule, 'run', lambda self, tmp=None, task_vars=None: {'normal': True})
+    seen = []
+    monkeypatch.setattr(win_bench_test, 'run_windows_test', lambda args, check, execute: seen.append(args) or {'x': 1})
+    result = action(win_bench_test, 'powershell', {'tool': 'iperf3', 'server': '10.0.1.1'}).run(task_vars={})
+    assert result['x'] == 1 and 'normal' not in result and seen == [{'tool': 'iperf3', 'server': '10.0.1.1'}]

@@ -2,13 +2,14 @@
 # Copyright (c) perflab.network contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""win_bench_test: bench_test on a Windows host, parsed on the controller by the same runner and parsers."""
+"""bench_test: the module on Linux and FreeBSD; on a Windows host the test runs through win_powershell, parsed on the controller by the same runner and parsers."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
+from ansible.plugins.action.normal import ActionModule as NormalAction
 
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
@@ -37,16 +38,18 @@ def run_windows_test(args, check_mode, execute):
     except win_action.ActionExit as done:
         return done.result
     except win_action.PowerShellError as exc:
-        return {'failed': True, 'msg': 'win_bench_test: %s' % exc}
-    return {'failed': True, 'msg': 'win_bench_test: the runner returned no result'}
+        return {'failed': True, 'msg': 'bench_test (Windows): %s' % exc}
+    return {'failed': True, 'msg': 'bench_test (Windows): the runner returned no result'}
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(NormalAction):
+    """The module as always on Linux and FreeBSD (ansible's normal action); on a Windows host, the above."""
 
     def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
+        if not win_action.is_windows(self._connection):
+            return super(ActionModule, self).run(tmp, task_vars)
+        result = ActionBase.run(self, tmp, task_vars)
         result.update(run_windows_test(dict(self._task.args), self._play_context.check_mode,
-                                       win_action.executor(self._execute_module, task_vars)))
+                                         win_action.executor(self._execute_module, task_vars)))
         result.setdefault('changed', False)
         return result

@@ -2,13 +2,14 @@
 # Copyright (c) perflab.network contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""win_system_profile: system_profile's perflab.system/1 of a Windows host, from its CIM classes."""
+"""system_profile: the module on Linux and FreeBSD; on a Windows host, perflab.system/1 from its CIM classes."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
+from ansible.plugins.action.normal import ActionModule as NormalAction
 
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
 from ansible_collections.perflab.network.plugins.module_utils import process
@@ -31,7 +32,7 @@ def profile(args, execute, inventory_name):
     try:
         found = execute(win.PROFILE_PS, {'Adapter': adapter or ''}).get('result') or {}
     except win_action.PowerShellError as exc:
-        return {'failed': True, 'msg': 'win_system_profile: %s' % exc}
+        return {'failed': True, 'msg': 'system_profile (Windows): %s' % exc}
     collected = win.windows_table(win.split_sections(found.get('cim')), adapter, found.get('file_system'),
                                   found.get('mtu'))
     return {'changed': False, 'perflab_system': {
@@ -40,11 +41,14 @@ def profile(args, execute, inventory_name):
         'table': collected['table'], 'network': collected['network']}}
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(NormalAction):
+    """The module as always on Linux and FreeBSD (ansible's normal action); on a Windows host, the above."""
 
     def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
+        if not win_action.is_windows(self._connection):
+            return super(ActionModule, self).run(tmp, task_vars)
+        result = ActionBase.run(self, tmp, task_vars)
         result.update(profile(dict(self._task.args), win_action.executor(self._execute_module, task_vars),
-                              (task_vars or {}).get('inventory_hostname')))
+                               (task_vars or {}).get('inventory_hostname')))
+        result.setdefault('changed', False)
         return result

@@ -2,7 +2,7 @@
 # Copyright (c) perflab.network contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""win_bench_server: bench_server on a Windows host (servers as background processes, stopped as a tree)."""
+"""bench_server: the module on Linux and FreeBSD; on a Windows host, servers as background processes stopped as a tree."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -11,6 +11,7 @@ import ntpath
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
+from ansible.plugins.action.normal import ActionModule as NormalAction
 
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
 from ansible_collections.perflab.network.plugins.module_utils import win_action
@@ -127,15 +128,18 @@ def manage(args, check_mode, execute):
                     started_now.append(pidfile)
                     servers.append(entry(tool, bind, port, started.get('pid'), 'started', argv))
     except win_action.PowerShellError as exc:
-        return rollback('win_bench_server: %s' % exc)
+        return rollback('bench_server (Windows): %s' % exc)
     return {'changed': changed, 'servers': servers}
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(NormalAction):
+    """The module as always on Linux and FreeBSD (ansible's normal action); on a Windows host, the above."""
 
     def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
+        if not win_action.is_windows(self._connection):
+            return super(ActionModule, self).run(tmp, task_vars)
+        result = ActionBase.run(self, tmp, task_vars)
         result.update(manage(dict(self._task.args), self._play_context.check_mode,
-                             win_action.executor(self._execute_module, task_vars)))
+                              win_action.executor(self._execute_module, task_vars)))
+        result.setdefault('changed', False)
         return result

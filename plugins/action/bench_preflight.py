@@ -2,13 +2,14 @@
 # Copyright (c) perflab.network contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""win_bench_preflight: bench_preflight on a Windows host (ping.exe, netstat -ano, the pidfiles), decided the same way."""
+"""bench_preflight: the module on Linux and FreeBSD; on a Windows host (ping.exe, netstat -ano, the pidfiles), decided the same way."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
+from ansible.plugins.action.normal import ActionModule as NormalAction
 
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
 from ansible_collections.perflab.network.plugins.module_utils import preflight
@@ -29,7 +30,7 @@ def check(args, execute):
     params = validated.validated_parameters
     errors = bench_preflight.param_errors(params)
     if errors:
-        return {'failed': True, 'msg': 'win_bench_preflight: ' + '; '.join(errors)}
+        return {'failed': True, 'msg': 'bench_preflight (Windows): ' + '; '.join(errors)}
     host = win.WindowsHost(execute)
     servers = [dict((key, server[key]) for key in ('tool', 'bind', 'port', 'count')) for server in params['servers']]
     try:
@@ -43,17 +44,20 @@ def check(args, execute):
         pidfiles = preflight.server_pidfiles(names) if servers else []
         listening = win.listening_ports(win.parse_netstat_ano(host.run(win.NETSTAT_ARGV, 30).stdout))
     except win_action.PowerShellError as exc:
-        return {'failed': True, 'msg': 'win_bench_preflight: %s' % exc}
+        return {'failed': True, 'msg': 'bench_preflight (Windows): %s' % exc}
     return dict(changed=False, unanswered=unanswered, pidfiles=pidfiles,
                 stop_planned=preflight.leftovers_on_planned_ports(servers, pidfiles),
                 stop_unplanned=preflight.leftovers_on_unplanned_ports(servers, pidfiles),
                 listening=listening, taken=preflight.taken_ports(servers, listening), pings=pings)
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(NormalAction):
+    """The module as always on Linux and FreeBSD (ansible's normal action); on a Windows host, the above."""
 
     def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
+        if not win_action.is_windows(self._connection):
+            return super(ActionModule, self).run(tmp, task_vars)
+        result = ActionBase.run(self, tmp, task_vars)
         result.update(check(dict(self._task.args), win_action.executor(self._execute_module, task_vars)))
+        result.setdefault('changed', False)
         return result
