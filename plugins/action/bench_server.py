@@ -140,6 +140,6 @@ class ActionModule(NormalAction):
             return super(ActionModule, self).run(tmp, task_vars)
         result = ActionBase.run(self, tmp, task_vars)
         result.update(manage(dict(self._task.args), self._play_context.check_mode,
-                              win_action.executor(self._execute_module, task_vars)))
+                             win_action.executor(self._execute_module, task_vars)))
         result.setdefault('changed', False)
         return result

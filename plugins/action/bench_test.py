@@ -2,7 +2,8 @@
 # Copyright (c) perflab.network contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""bench_test: the module on Linux and FreeBSD; on a Windows host the test runs through win_powershell, parsed on the controller by the same runner and parsers."""
+"""bench_test: the module on Linux and FreeBSD; on a Windows host the test runs through win_powershell,
+parsed on the controller by the same runner and parsers."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -50,6 +51,6 @@ class ActionModule(NormalAction):
             return super(ActionModule, self).run(tmp, task_vars)
         result = ActionBase.run(self, tmp, task_vars)
         result.update(run_windows_test(dict(self._task.args), self._play_context.check_mode,
-                                         win_action.executor(self._execute_module, task_vars)))
+                                       win_action.executor(self._execute_module, task_vars)))
         result.setdefault('changed', False)
         return result

@@ -49,6 +49,6 @@ class ActionModule(NormalAction):
             return super(ActionModule, self).run(tmp, task_vars)
         result = ActionBase.run(self, tmp, task_vars)
         result.update(profile(dict(self._task.args), win_action.executor(self._execute_module, task_vars),
-                               (task_vars or {}).get('inventory_hostname')))
+                              (task_vars or {}).get('inventory_hostname')))
         result.setdefault('changed', False)
         return result

@@ -2,7 +2,8 @@
 # Copyright (c) perflab.network contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The Windows side of the bench_test, bench_server, bench_preflight and system_profile action plugins, with a stand-in for win_powershell: exact scripts and parameters sent,
+"""The Windows side of the bench_test, bench_server, bench_preflight and system_profile action plugins, with a
+stand-in for win_powershell: exact scripts and parameters sent,
 the records and decisions from real output (no Windows host can run here)."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -126,8 +127,8 @@ def test_win_bench_server_starts_in_the_background_and_rolls_back():
         WHICH_PS=lambda p: {'path': IPERF3},
         SERVER_STOP_PS=lambda p: {'pid': None, 'alive': False, 'left': False},
         RUN_PS=lambda p: ran(stdout=fixture('windows', 'netstat-ano-citrix.txt')),
-        SERVER_START_PS=lambda p: started.append(p) or {'pid': 7000 + len(started), 'ready': len(started) == 1,
-                                                       'alive': True})
+        SERVER_START_PS=lambda p: started.append(p) or {'pid': 7000 + len(started),
+                                                        'ready': len(started) == 1, 'alive': True})
     result = win_bench_server.manage({'tool': 'iperf3', 'bind': '10.0.1.1', 'count': 2}, False, remote)
     assert started[0] == {'CommandLine': '%s -s -p 5201 -B 10.0.1.1' % IPERF3,
                           'PidFile': 'C:\\perflab\\run\\iperf3-5201.pid', 'Port': 5201, 'ReadyTimeout': 10}
