@@ -244,3 +244,14 @@ def test_freebsd_profile_has_the_linux_fields():
     assert network['interface'] == 'vtnet0' and network['mtu'] == 1500 and network['speed_mbps'] == 10000
     assert network['driver'] == 'vtnet' and network['qdisc'] is None
     assert sorted(network['sysctls']) == sorted(bsd.NETWORK_SYSCTLS)
+
+
+def test_bench_server_on_freebsd_sees_sockstat_s_listeners(all_tools, monkeypatch):
+    """bench_server's port-conflict check through the FreeBSD host (sockstat -46l, real output)."""
+    from ansible_collections.perflab.network.plugins.modules import bench_server
+    run = FakeRun({('sockstat', '-46l'): fixture('sockstat-ns1.txt')})
+    monkeypatch.setattr(host_platform, 'current', lambda: host_platform.FreeBSDHost(run=run))
+    assert [item['address'] for item in bench_server.conflicting_listeners(22, '10.0.1.1')] == ['0.0.0.0', '::']
+    assert bench_server.conflicting_listeners(53, '10.0.1.1') == []          # unbound holds 192.168.5.2:53 only
+    assert len(bench_server.conflicting_listeners(53, '192.168.5.2')) == 1
+    assert bench_server.conflicting_listeners(5201, None) == []
