@@ -188,6 +188,36 @@ def add_nic(record, nic_result, metrics=True):
         add_metric(record, 'nic_tx_mbps', nic_result.get('tx_mbps'))
 
 
+# Wrong path: the data interface's NIC counters (sampled during the test, over the seconds the tool
+# measured) must account for at least this share of the throughput the tool measured, in the test's
+# direction (the client sends: tx; receives: rx; both: rx + tx). Headers make the counters read higher,
+# never lower; a test that ran over another interface (the management link) shows next to nothing.
+NIC_ACCOUNT_MIN = 0.8
+# below this the tool measured too little for the counters to tell (an idle link's chatter)
+NIC_ACCOUNT_FLOOR_MBPS = 1.0
+
+
+def nic_accounting_problem(record):
+    """Why the record's NIC counters do not account for its measured throughput, or None (also when there
+    is nothing to compare: no NIC samples, a primary metric that is not a throughput)."""
+    primary = record.get('primary')
+    nic = record.get('nic') or {}
+    if not primary or primary.startswith('nic_') or METRICS.get(primary, ('',))[0] != 'Mbit/s':
+        return None
+    measured = (record.get('metrics', {}).get(primary) or {}).get('value')
+    rx, tx = nic.get('rx_mbps'), nic.get('tx_mbps')
+    if not isinstance(measured, (int, float)) or rx is None or tx is None or measured < NIC_ACCOUNT_FLOOR_MBPS:
+        return None
+    counted, side = {'client_to_server': (tx, 'sent'), 'server_to_client': (rx, 'received')}.get(
+        record.get('direction'), (rx + tx, 'sent and received'))
+    if counted >= measured * NIC_ACCOUNT_MIN:
+        return None
+    return ('wrong path: the data interface %s %s %.1f Mbit/s while %s measured %.1f Mbit/s (the counters must '
+            'account for at least %d%%): the test did not run over the data interface; check perflab_data_address '
+            'and perflab_data_interface' % (nic.get('interface'), side, counted, record.get('tool'), measured,
+                                            int(NIC_ACCOUNT_MIN * 100)))
+
+
 def add_process(record, port, metrics, status='ok', error=None):
     """Append one client process' sub result (``metrics`` as name -> {value, unit, higher_is_better})."""
     if record['processes'] is None:

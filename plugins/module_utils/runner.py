@@ -134,6 +134,9 @@ def run_test(module, tool, params, result_key='perflab_result'):
         nic = sampler.result(window=(ended_t - measured, ended_t) if measured and ended_t else None)
         # a failed record keeps the samples but carries no NIC rates as results
         rec.add_nic(record, nic, metrics=not failures)
+        wrong_path = None if failures else rec.nic_accounting_problem(record)
+        if wrong_path:
+            failures.append(wrong_path)
 
     raw = '\n'.join(('# %s\n' % ' '.join(proc.argv) if multi else '') + proc.stdout + proc.stderr for proc in procs)
     first = procs[0]

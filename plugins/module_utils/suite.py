@@ -12,6 +12,7 @@ servers listen on, minus what a resumed run already recorded.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import ipaddress
 import json
 import os
 import re
@@ -256,6 +257,14 @@ def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=No
     return expanded
 
 
+def _is_ip(text):
+    try:
+        ipaddress.ip_address(str(text))
+    except ValueError:
+        return False
+    return True
+
+
 def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False):
     """Client/server pairs from the inventory.
 
@@ -291,6 +300,9 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False):
                 errors.append('%s %r of a pair is not in the inventory' % (role, name))
             elif not (hosts[name] or {}).get('data_address'):
                 errors.append('host %s has no perflab_data_address' % name)
+            elif not _is_ip(hosts[name]['data_address']):
+                errors.append('perflab_data_address of host %s must be an IP address (the servers bind to it), got %r'
+                              % (name, str(hosts[name]['data_address'])[:64]))
         if client == server:
             errors.append('pair %s -> %s: a host cannot be its own server' % (client, server))
         if (client, server) in seen:
