@@ -194,13 +194,27 @@ class Tool(object):
         return params
 
     def option_type_errors(self, options):
-        """Problems converting a suite's ``options`` to the types the module takes (e.g. bitrate "1G")."""
+        """Problems converting a suite's ``options`` to the types the module takes (e.g. bitrate "1G"), and
+        the ranges of the converted values: one message per option, naming its type, range and unit."""
         from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-        spec = dict((name, self.options[name].spec()) for name in options if name in self.options)
-        for entry in spec.values():
-            entry.pop('default', None)
-        result = ArgumentSpecValidator(spec).validate(dict(options))
-        return ['%s option %s' % (self.name, error) for error in result.error_messages]
+        errors = []
+        for name in options:
+            option = self.options.get(name)
+            if option is None:
+                continue
+            spec = option.spec()
+            spec.pop('default', None)
+            result = ArgumentSpecValidator({name: spec}).validate({name: options[name]})
+            if result.error_messages:
+                kind = {'int': 'a whole number', 'float': 'a number', 'bool': 'true or false'}.get(spec.get('type'),
+                                                                                                  spec.get('type'))
+                where = ' from %s to %s' % (option.low, option.high) if option.low is not None else ''
+                unit = ' (%s)' % option.description if getattr(option, 'description', None) else ''
+                errors.append('%s option %s must be %s%s%s, got %r' % (self.name, name, kind, where, unit, options[name]))
+                continue
+            errors += ['%s option %s' % (self.name, error)
+                       for error in Tool.range_errors(self, result.validated_parameters) if error.startswith(name + ' ')]
+        return errors
 
     def suite_options(self):
         return tuple(sorted(name for name, option in self.options.items() if option.suite))
