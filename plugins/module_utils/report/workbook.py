@@ -58,6 +58,27 @@ _RAW_WIDTHS = {
 }
 
 
+
+# characters a worksheet cell cannot hold (control characters of a tool's error text): shown as U+FFFD
+_ILLEGAL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f]')
+
+
+def clean_cell(value):
+    """``value`` as a cell may hold it: a string without the control characters openpyxl refuses."""
+    if isinstance(value, str) and _ILLEGAL_RE.search(value):
+        return _ILLEGAL_RE.sub('\ufffd', value)
+    return value
+
+
+def cleaning(ws):
+    """``ws`` whose ``append`` cleans every plain value of a row (cells are cleaned when made)."""
+    append = ws.append
+
+    def clean_append(row):
+        append([clean_cell(value) for value in row])
+    ws.append = clean_append
+    return ws
+
 class _Styles(object):
     """Style objects built once (openpyxl interns them, building them per cell is slow)."""
 
@@ -127,7 +148,7 @@ class WorkbookWriter(object):
 
     # -- helpers ----------------------------------------------------------
     def _cell(self, ws, value, font=None, fill=None, number_format=None, alignment=None):
-        cell = WriteOnlyCell(ws, value=value)
+        cell = WriteOnlyCell(ws, value=clean_cell(value))
         if font is not None:
             cell.font = font
         if fill is not None:
@@ -176,11 +197,11 @@ class WorkbookWriter(object):
             used.append(self.sheet_names[test.test_id])
 
         # sheets appear in creation order; each streams to its own temporary file
-        summary = wb.create_sheet('Summary')
-        test_sheets = [(test, wb.create_sheet(self.sheet_names[test.test_id])) for test in report.tests]
-        systems = wb.create_sheet('Systems')
-        intervals = wb.create_sheet('Intervals') if self.intervals else None
-        raw = wb.create_sheet('Raw')
+        summary = cleaning(wb.create_sheet('Summary'))
+        test_sheets = [(test, cleaning(wb.create_sheet(self.sheet_names[test.test_id]))) for test in report.tests]
+        systems = cleaning(wb.create_sheet('Systems'))
+        intervals = cleaning(wb.create_sheet('Intervals')) if self.intervals else None
+        raw = cleaning(wb.create_sheet('Raw'))
 
         self._write_summary(summary)
         for test, ws in test_sheets:
