@@ -250,3 +250,28 @@ def test_libreoffice_converts_the_workbook_to_pdf(merged, tmp_path):
     content = pdf.read_bytes()
     assert content.startswith(b'%PDF')
     assert content.count(b'/Type /Page') + content.count(b'/Type/Page') > len(result['sheets'])
+
+
+def _broken_copy(tmp_path):
+    """stock.jsonl with one failed record's error full of control characters and one record whose config is a dict."""
+    lines = open(STOCK).read().splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    first = next(i for i, r in enumerate(records) if r['schema'].startswith('perflab.result'))
+    bad = dict(records[first], status='failed', error='iperf3: error - \x1b[31mcontrol\x00 chars\x07', test_id='x/y/z=1')
+    dict_config = dict(records[first], config={'a': 1})
+    path = tmp_path / 'broken.jsonl'
+    path.write_text('\n'.join(lines + [json.dumps(bad), json.dumps(dict_config)]) + '\n')
+    return str(path), len(lines) + 2
+
+
+def test_control_characters_and_a_malformed_record_do_not_break_the_report(tmp_path):
+    source, bad_line = _broken_copy(tmp_path)
+    path = str(tmp_path / 'clean.xlsx')
+    dummy, result = build.build_report([source], workbook_path=path)
+    wb = openpyxl.load_workbook(path)
+    assert [(p['line'], p['error']) for p in result['overview']['problems']] == \
+        [(bad_line, 'field config must be a string, got dict, line skipped')]
+    errors = [cell.value for row in wb['Raw'].iter_rows() for cell in row
+              if isinstance(cell.value, str) and 'control' in cell.value]
+    assert errors and all('\ufffd' in value and '\x00' not in value and '\x07' not in value for value in errors)
+    assert workbook.clean_cell('a\x00b\tc\n') == 'a\ufffdb\tc\n' and workbook.clean_cell(5) == 5
