@@ -167,12 +167,24 @@ def test_processes_one_busy_fails_the_record(tools, capsys):
         (5201, 'ok', None), (5202, 'failed', 'the server is busy running a test. try again later')]
 
 
-def test_nic_cross_check(tools, capsys):
+def test_nic_cross_check(tools, capsys, monkeypatch):
+    # the tool's (real) output claims Gbit/s, but nothing crossed the sampled interface: the wrong path
+    # (lo is shared with whatever else runs on this machine: its rates are pinned, the samples stay real)
+    from ansible_collections.perflab.network.plugins.module_utils import nic
+    monkeypatch.setattr(nic, 'window_rates', lambda samples, window=None: (0.0, 0.0, [0.0, 2.0]))
     tools([fixture('3.12/tcp.json')])
-    record = run_module({'server': '10.201.1.2', 'duration': 2, 'nic_interface': 'lo'}, capsys)['perflab_result'][0]
+    result = run_module({'server': '10.201.1.2', 'duration': 2, 'nic_interface': 'lo'}, capsys)
+    record = result['perflab_result'][0]
     assert record['nic']['interface'] == 'lo' and len(record['nic']['samples']) >= 2
     assert record['client']['interface'] == 'lo' and record['client']['mtu'] == 65536
-    assert record['status'] == 'ok'
+    assert record['status'] == 'failed' and result['failed']
+    assert record['error'].startswith('wrong path: the data interface lo sent ')
+    assert 'the test did not run over the data interface' in record['error']
+    # counters that account for the measured rate: ok
+    monkeypatch.setattr(nic, 'window_rates', lambda samples, window=None: (50.0, 20000.0, [0.0, 2.0]))
+    tools([fixture('3.12/tcp.json')])
+    record = run_module({'server': '10.201.1.2', 'duration': 2, 'nic_interface': 'lo'}, capsys)['perflab_result'][0]
+    assert record['status'] == 'ok' and record['metrics']['nic_tx_mbps']['value'] == 20000.0
 
 
 def test_check_mode_runs_nothing(tools, capsys):
