@@ -148,7 +148,6 @@ seealso:
 
 import hashlib
 import os
-import re
 import shutil
 import tempfile
 import threading

@@ -178,7 +178,8 @@ def validate_suite(suite, where='suite'):
         for key in unknown:
             errors.append('%s: unknown %s option %r (allowed: %s)' % (here, tool, key, ', '.join(TOOL_OPTIONS[tool])))
         if not unknown:
-            errors += ['%s: %s' % (here, error) for error in registry.get(tool).option_type_errors(options)]
+            tests_here = [t for t in _as_list(entry.get('test')) if t in TOOL_TESTS[tool]]
+            errors += ['%s: %s' % (here, error) for error in registry.get(tool).option_type_errors(options, tests_here)]
         # an option meant for some tests only (the tool's registry file says which)
         for key in options:
             option = registry.get(tool).options.get(key)

@@ -193,11 +193,13 @@ class Tool(object):
         params.update(test=test, parallel=int(parallel or 1), processes=int(processes or 1))
         return params
 
-    def option_type_errors(self, options):
-        """Problems converting a suite's ``options`` to the types the module takes (e.g. bitrate "1G"), and
-        the ranges of the converted values: one message per option, naming its type, range and unit."""
+    def option_type_errors(self, options, tests=()):
+        """Problems converting a suite's ``options`` to the types the module takes (e.g. bitrate "1G"), the
+        ranges of the converted values (one message per option, naming its type, range and unit), and then
+        the tool's own checks of them (sizes such as window "256K") for each of ``tests``."""
         from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
         errors = []
+        converted = {}
         for name in options:
             option = self.options.get(name)
             if option is None:
@@ -212,8 +214,19 @@ class Tool(object):
                 unit = ' (%s)' % option.description if getattr(option, 'description', None) else ''
                 errors.append('%s option %s must be %s%s%s, got %r' % (self.name, name, kind, where, unit, options[name]))
                 continue
+            converted[name] = result.validated_parameters[name]
             errors += ['%s option %s' % (self.name, error)
                        for error in Tool.range_errors(self, result.validated_parameters) if error.startswith(name + ' ')]
+        if errors:
+            return errors
+        for test in tests:
+            try:
+                found = self.option_errors(dict(converted, test=test))
+            except (KeyError, TypeError, ValueError):   # a check that needs a module parameter the suite has not
+                continue
+            errors += ['%s option %s' % (self.name, error) for error in found
+                       if any(error.startswith(name + ' ') for name in converted)
+                       and '%s option %s' % (self.name, error) not in errors]
         return errors
 
     def suite_options(self):
