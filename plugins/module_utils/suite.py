@@ -15,7 +15,6 @@ __metaclass__ = type
 import ipaddress
 import json
 import os
-import re
 
 from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils import record as records
