@@ -336,8 +336,8 @@ class CallbackModule(CallbackBase):
         problem = store.check_writable(self.results_dir)
         if problem:
             self._fail_fast(problem)
-        if self.get_option('run_id') and names.name_problem('run_id', self.get_option('run_id')):
-            self._fail_fast(names.name_problem('run_id', self.get_option('run_id')),
+        if self.get_option('run_id') and names.name_problem('perflab_run_id', self.get_option('run_id')):
+            self._fail_fast(names.name_problem('perflab_run_id', self.get_option('run_id')),
                             hint='Set another run id (PERFLAB_RUN_ID or -e perflab_run_id=...)')
         self._checked_dirs.add(self.results_dir)
 
