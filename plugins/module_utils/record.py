@@ -192,7 +192,9 @@ def add_nic(record, nic_result, metrics=True):
 # measured) must account for at least this share of the throughput the tool measured, in the test's
 # direction (the client sends: tx; receives: rx; both: rx + tx). Headers make the counters read higher,
 # never lower; a test that ran over another interface (the management link) shows next to nothing.
-NIC_ACCOUNT_MIN = 0.8
+# Half, not more: the counters' window (the tool's own seconds, ending when it exits) can miss the
+# start of a short test (seen down to 68% with iperf2 on the lab), while a wrong path shows ~0%.
+NIC_ACCOUNT_MIN = 0.5
 # below this the tool measured too little for the counters to tell (an idle link's chatter)
 NIC_ACCOUNT_FLOOR_MBPS = 1.0
 
