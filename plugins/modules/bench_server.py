@@ -403,7 +403,9 @@ def conflicting_listeners(port, address, own_pgid=None):
 
 
 def describe_listeners(listeners):
-    return ', '.join('pid %s (%s) on %s' % (item['pid'] or '?', item['comm'] or 'unknown', item['address'])
+    return ', '.join(('pid %s (%s) on %s' % (item['pid'], item['comm'] or 'unknown', item['address'])) if item['pid']
+                     else ('a socket on %s whose process is not visible here (another server of this run, or a process of '
+                           'another user or namespace: ss -ltnp shows it)' % item['address'])
                      for item in listeners)
 
 
