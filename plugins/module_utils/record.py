@@ -214,10 +214,10 @@ def nic_accounting_problem(record):
         record.get('direction'), (rx + tx, 'sent and received'))
     if counted >= measured * NIC_ACCOUNT_MIN:
         return None
-    return ('wrong path: the data interface %s %s %.1f Mbit/s while %s measured %.1f Mbit/s (the counters must '
-            'account for at least %d%%): the test did not run over the data interface; check perflab_data_address '
-            'and perflab_data_interface' % (nic.get('interface'), side, counted, record.get('tool'), measured,
-                                            int(NIC_ACCOUNT_MIN * 100)))
+    return ('the data interface %s %s %.1f Mbit/s while %s measured %.1f Mbit/s (its counters must account for at '
+            'least %d%%): the measured traffic did not cross the data interface (a wrong path? check '
+            'perflab_data_address and perflab_data_interface)' % (nic.get('interface'), side, counted, record.get('tool'),
+                                                                  measured, int(NIC_ACCOUNT_MIN * 100)))
 
 
 def add_process(record, port, metrics, status='ok', error=None):

@@ -179,9 +179,9 @@ def _throughput_record(direction, measured, rx, tx):
 def test_the_data_interface_counters_must_account_for_the_throughput():
     # the case: 15 Gbit/s measured over the management link, the data interface sent nothing
     problem = rec.nic_accounting_problem(_throughput_record('client_to_server', 15000.0, 0.0, 0.0))
-    assert problem == ('wrong path: the data interface data0 sent 0.0 Mbit/s while iperf3 measured 15000.0 Mbit/s '
-                       '(the counters must account for at least 50%): the test did not run over the data interface; '
-                       'check perflab_data_address and perflab_data_interface')
+    assert problem == ('the data interface data0 sent 0.0 Mbit/s while iperf3 measured 15000.0 Mbit/s (its counters '
+                       'must account for at least 50%): the measured traffic did not cross the data interface (a wrong '
+                       'path? check perflab_data_address and perflab_data_interface)')
     assert rec.nic_accounting_problem(_throughput_record('client_to_server', 940.0, 20.0, 960.0)) is None
     assert rec.nic_accounting_problem(_throughput_record('client_to_server', 940.0, 20.0, 400.0)) is not None
     assert rec.nic_accounting_problem(_throughput_record('server_to_client', 940.0, 955.0, 20.0)) is None
