@@ -208,8 +208,8 @@ class Tool(object):
             spec.pop('default', None)
             result = ArgumentSpecValidator({name: spec}).validate({name: options[name]})
             if result.error_messages:
-                kind = {'int': 'a whole number', 'float': 'a number', 'bool': 'true or false'}.get(spec.get('type'),
-                                                                                                  spec.get('type'))
+                kinds = {'int': 'a whole number', 'float': 'a number', 'bool': 'true or false'}
+                kind = kinds.get(spec.get('type'), spec.get('type'))
                 where = ' from %s to %s' % (option.low, option.high) if option.low is not None else ''
                 unit = ' (%s)' % option.description if getattr(option, 'description', None) else ''
                 errors.append('%s option %s must be %s%s%s, got %r' % (self.name, name, kind, where, unit, options[name]))

@@ -58,7 +58,6 @@ _RAW_WIDTHS = {
 }
 
 
-
 # characters a worksheet cell cannot hold (control characters of a tool's error text): shown as U+FFFD
 _ILLEGAL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f]')
 
@@ -78,6 +77,7 @@ def cleaning(ws):
         append([clean_cell(value) for value in row])
     ws.append = clean_append
     return ws
+
 
 class _Styles(object):
     """Style objects built once (openpyxl interns them, building them per cell is slow)."""

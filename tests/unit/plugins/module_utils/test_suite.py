@@ -312,14 +312,14 @@ def test_pair_ports_and_port_clashes_are_caught_by_the_plan():
 def test_a_data_address_must_be_an_ip_address():
     with pytest.raises(s.PlanError) as err:
         s.make_pairs({'a': {'data_address': '10.0.0.1'}, 'b': {'data_address': 'lab2.example'}},
-                         explicit=[{'client': 'a', 'server': 'b'}])
+                     explicit=[{'client': 'a', 'server': 'b'}])
     assert str(err.value) == ("perflab_data_address of host b must be an IP address (the servers bind to it), "
                               "got 'lab2.example'")
 
 
 def test_suite_options_are_typed_with_their_unit():
     errors = s.validate_suite({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'udp_stream',
-                                                           'options': {'bitrate': '1G'}}]})
+                                                       'options': {'bitrate': '1G'}}]})
     assert errors == ["suite test 1: iperf3 option bitrate must be a number from 0 to 1000000 "
                       "(Mbit/s per UDP stream (-b), 0 unlimited), got '1G'"]
     assert s.validate_suite({'name': '.hidden', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}]}) == [

@@ -86,8 +86,8 @@ def test_apply_and_restore_on_a_plain_root(tmp_path):
     assert restore_key(fs, 'net.core.busy_poll', None)['status'] == 'skipped'
     summary = summarize([res, missing, back])
     assert summary == {'applied': ['net.ipv4.tcp_rmem'], 'unchanged': [], 'restored': ['net.ipv4.tcp_rmem'],
-                       'skipped': {}, 'failed': {'net.core.busy_poll': 'no such sysctl on this kernel '
-                                                                        '(/proc/sys/net/core/busy_poll): a typo?'}}
+                       'skipped': {},
+                       'failed': {'net.core.busy_poll': 'no such sysctl on this kernel (/proc/sys/net/core/busy_poll): a typo?'}}
 
 
 def test_check_mode_writes_nothing(tmp_path):
