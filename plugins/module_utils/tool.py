@@ -141,6 +141,8 @@ class Tool(object):
     # server's log after each test of such a tool (bench_server state=status) and bench_record says so
     server_log_problems = ()
     server_log_message = ''
+    # the tool has a Windows build (the action plugins of bench_test, bench_server, bench_preflight and system_profile can run it on a Windows host)
+    windows = True
 
     # --- ports -----------------------------------------------------------------------
     def plan_base(self):
