@@ -119,4 +119,9 @@ def parse(stdout, stderr='', rc=0, transmit=True):
     result['extra'] = dict((k, v) for k, v in final.items() if k not in used and isinstance(v, float))
     if 'throughput_mbps' not in result['metrics']:
         result['error'] = 'nuttcp result line has no rate_Mbps'
+    elif final.get('megabytes') == 0.0 or result['metrics']['throughput_mbps'] <= 0:
+        receiver = 'server' if transmit else 'client'
+        sent = (' of %d datagrams sent' % final['pkt']) if isinstance(final.get('pkt'), float) and final['pkt'] else ''
+        result['error'] = 'the %s received 0 bytes%s (nuttcp: megabytes=%s rate_Mbps=%s)' % (
+            receiver, sent, final.get('megabytes'), final.get('rate_Mbps'))
     return result

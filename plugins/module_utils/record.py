@@ -207,6 +207,22 @@ def bound_raw(text, limit=RAW_LIMIT):
     return text[:head] + marker + (text[-tail:] if tail else '')
 
 
+# primary metrics for which 0 means the test moved nothing (not a slow result)
+ZERO_IS_FAILURE = ('throughput_mbps', 'transactions_per_s', 'connections_per_s', 'packets_per_s')
+
+
+def nothing_measured_error(record):
+    """Why a record whose primary rate is 0 (or less) failed, None otherwise."""
+    name = record.get('primary')
+    metric = (record.get('metrics') or {}).get(name)
+    if name not in ZERO_IS_FAILURE or not isinstance(metric, dict) or metric.get('value') is None:
+        return None
+    if metric['value'] > 0:
+        return None
+    return '%s measured %s = 0 %s: nothing reached the receiver' % (
+        record.get('tool') or 'the tool', name, metric.get('unit') or '')
+
+
 def finish_record(record, proc, status, error=None, raw=''):
     """Close ``record``: times and argv from ``proc`` (a ProcessResult or None), status, error, raw.
 
@@ -231,6 +247,11 @@ def finish_record(record, proc, status, error=None, raw=''):
     if status == 'ok' and (not record['primary'] or record['primary'] not in record['metrics']):
         status = 'failed'
         error = error or 'the tool output has no %s' % (record['primary'] or 'primary metric')
+    nothing = nothing_measured_error(record)
+    if status == 'ok' and nothing:
+        # a rate of 0 is no result (every tool: iperf3, nuttcp, ethr, iperf2 print 0 and exit 0)
+        status, error = 'failed', nothing
+        record['metrics'] = {}
     if status != 'ok' and not error:
         error = 'failed' if status == 'failed' else 'skipped'
     record['status'] = status

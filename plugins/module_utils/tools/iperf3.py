@@ -73,7 +73,9 @@ class Iperf3(Tool):
 
     def client_argv(self, params, executable, index=0):
         argv = [executable, '-c', params['server'], '-p', str(self.process_port(params, index)),
-                '-t', str(params['duration']), '-P', str(params['parallel']), '-J']
+                '-t', str(params['duration']), '-P', str(params['parallel']), '-J',
+                # the server's intervals: each sample gets the receiver's rate beside the sender's
+                '--get-server-output']
         argv += self.tests[params['test']].flags
         if params['test'] == 'udp_stream':
             # bits/s, no suffix: unambiguous across iperf3 versions

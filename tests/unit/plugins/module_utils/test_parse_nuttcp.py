@@ -121,3 +121,9 @@ def test_version():
     assert parse_nuttcp.parse_version(load('6.1.2/version.txt')) == '6.1.2'
     assert parse_nuttcp.parse_version('no version here') == ''
     assert parse_nuttcp.parse_version('nuttcp-8.2.2') == '8.2.2'
+
+
+def test_zero_received_udp_is_an_error():
+    # real: every data datagram dropped by nft, nuttcp exited 0 with megabytes=0.0000 rate_Mbps=0.0000
+    res = parse_nuttcp.parse(load('6.1.2/udp-t-R10m-zero-received.txt'), '', 0, transmit=True)
+    assert res['error'] == 'the server received 0 bytes of 306 datagrams sent (nuttcp: megabytes=0.0 rate_Mbps=0.0)'

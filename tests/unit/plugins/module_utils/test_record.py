@@ -165,3 +165,25 @@ def test_combine_intervals_by_index():
     ])
     # t is the latest of the processes' samples: the combined sample is complete then
     assert got == [{'t': 1.01, 'throughput_mbps': 11.0}, {'t': 2.01, 'throughput_mbps': 22.0}]
+
+
+@pytest.mark.parametrize('tool, primary, unit', [
+    ('ethr', 'throughput_mbps', 'Mbit/s'), ('iperf2', 'throughput_mbps', 'Mbit/s'),
+    ('ethr', 'connections_per_s', '1/s'), ('netperf', 'transactions_per_s', '1/s')])
+def test_a_rate_of_zero_is_a_failed_record(tool, primary, unit):
+    # every tool: a test that moved nothing is no result, whatever its parser said
+    record = rec.new_record(PARAMS, tool, 'tcp_stream', 'tcp', 'client_to_server', 'x')
+    rec.add_metric(record, primary, 0.0)
+    rec.set_primary(record, primary)
+    rec.finish_record(record, _proc(), 'ok')
+    assert record['status'] == 'failed'
+    assert record['error'] == '%s measured %s = 0 %s: nothing reached the receiver' % (tool, primary, unit)
+    assert record['metrics'] == {}
+
+
+def test_a_small_rate_or_latency_of_zero_is_kept():
+    record = rec.new_record(PARAMS, 'ethr', 'tcp_latency', 'tcp', 'client_to_server', 'x')
+    rec.add_metric(record, 'latency_us_mean', 0.0)
+    rec.set_primary(record, 'latency_us_mean')
+    rec.finish_record(record, _proc(), 'ok')
+    assert record['status'] == 'ok'
