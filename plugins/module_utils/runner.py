@@ -19,7 +19,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
-from ansible_collections.perflab.network.plugins.module_utils.nic import NicSampler, interface_mtu
+from ansible_collections.perflab.network.plugins.module_utils.nic import NicSampler, interface_mtu, interface_speed_mbps
 
 VERSION_TIMEOUT_S = 10
 
@@ -90,7 +90,8 @@ def run_test(module, tool, params, result_key='perflab_result'):
     record = rec.new_record(params, tool.name, test, protocol, direction, tool.test_id(params),
                             options=tool.given_options(params), tool_version=version,
                             client_mtu=interface_mtu(interface) if interface else None,
-                            parallel=tool.effective_parallel(params), notes=tool.notes(params))
+                            parallel=tool.effective_parallel(params), notes=tool.notes(params),
+                            client_speed=interface_speed_mbps(interface) if interface else None)
     rec.set_commands(record, argvs)
     rec.set_primary(record, tool.primary(params))
 

@@ -21,6 +21,12 @@ CONGESTION_RE = re.compile(r'^[a-z][a-z0-9_-]{0,15}$')
 class Iperf3(Tool):
     name = 'iperf3'
     title = 'iPerf3'
+    report_name = 'iPerf'
+    report_tests = {'tcp_stream': 'TCP', 'tcp_maerts': 'TCP Reverse (Server To Client)',
+                    'tcp_bidir': 'TCP Bidirectional', 'udp_stream': 'UDP'}
+    report_options = {'bitrate': '%s Mbit Objective', 'omit': 'Omit: %s Seconds', 'window': 'Window: %s',
+                      'mss': 'MSS: %s', 'zerocopy': 'Zero Copy', 'length': 'Length: %s', 'congestion': 'Congestion: %s'}
+    report_parallel = 'Parallel'
     client_executable = 'iperf3'
     server_executable = 'iperf3'
     default_port = 5201
