@@ -36,6 +36,7 @@ METRICS = {
     'throughput_received_mbps': ('Mbit/s', True, 'sum'),
     'retransmits': ('count', False, 'sum'),
     'jitter_ms': ('ms', False, 'mean'),
+    'jitter_max_ms': ('ms', False, 'max'),
     'lost_percent': ('%', False, 'loss'),
     'lost_packets': ('count', False, 'sum'),
     'packets': ('count', True, 'sum'),
