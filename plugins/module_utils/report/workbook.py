@@ -84,7 +84,7 @@ def sheet_name(title, used):
     """A valid, unique (case-insensitive) sheet name of at most 31 characters for ``title``.
 
     Characters Excel refuses (``[]*?/\\:``) are dropped ('/' becomes '-'); a title
-    too long loses its version, then its duration and parameter names ("Test:", "Protocol:"),
+    too long loses its duration and parameter names ("Test:", "Protocol:"), then its version,
     then its separators, then its tail. A1 of the sheet holds the whole title.
     """
     def clean(text):
@@ -96,11 +96,12 @@ def sheet_name(title, used):
     if len(parts) > 1:
         # drop the version from the tool part: 'iPerf 3.12' -> 'iPerf'
         tool = re.sub(r'\s+\S*\d\S*$', '', parts[0])
+        # the duration is the same for most tests of a study; "Test:" and "Protocol:" name nothing
+        rest = [re.sub(r'^(Test|Protocol): ', '', part) for part in parts[1:] if not re.match(r'^Duration: ', part)]
+        candidates.append(clean(' - '.join([parts[0]] + rest)))
         shorter = [tool] + parts[1:]
         candidates.append(clean(' - '.join(shorter)))
-        # the duration is the same for most tests of a study; "Test:" and "Protocol:" name nothing
-        bare = [tool] + [re.sub(r'^(Test|Protocol): ', '', part) for part in parts[1:]
-                         if not re.match(r'^Duration: ', part)]
+        bare = [tool] + rest
         candidates.append(clean(' - '.join(bare)))
         compact = ' '.join(bare)
         compact = compact.replace('Parallel:', 'P').replace('Threads:', 'T').replace(' Mbit Objective', 'M')

@@ -61,7 +61,7 @@ def test_sheets_in_order_with_valid_unique_names(merged):
     assert names == result['sheets']
     assert len(set(name.lower() for name in names)) == len(names)
     assert all(len(name) <= 31 and not set(name) & set('[]:*?/\\') for name in names)
-    assert 'iPerf - TCP - Parallel 5' in names
+    assert 'iPerf 3.12 - TCP - Parallel 5' in names
 
 
 def test_summary_sheet_values_formats_and_marks(merged):
@@ -114,7 +114,7 @@ def test_test_sheets_title_units_statistics_and_bar_chart(merged):
     report, _result, wb = merged
     records = results_of(STOCK, TUNED)
     test = [t for t in report.tests if t.test_id == 'iperf3/tcp/parallel=5'][0]
-    ws = wb['iPerf - TCP - Parallel 5']
+    ws = wb['iPerf 3.12 - TCP - Parallel 5']
     assert ws['A1'].value == 'iPerf 3.12 - Duration: 10 Seconds - Test: TCP - Parallel: 5'
     assert ws['A2'].value == 'Mbit/s, higher is better'
     assert [cell.value for cell in ws[5]][:10] == ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max',
@@ -133,14 +133,14 @@ def test_test_sheets_title_units_statistics_and_bar_chart(merged):
     assert len(charts) == 1
     chart = charts[0]
     assert isinstance(chart, openpyxl.chart.BarChart)
-    assert chart.series[0].val.numRef.f == "'iPerf - TCP - Parallel 5'!$B$6:$B$7"
+    assert chart.series[0].val.numRef.f == "'iPerf 3.12 - TCP - Parallel 5'!$B$6:$B$7"
     cats = chart.series[0].cat
-    assert (cats.strRef or cats.numRef).f == "'iPerf - TCP - Parallel 5'!$A$6:$A$7"
+    assert (cats.strRef or cats.numRef).f == "'iPerf 3.12 - TCP - Parallel 5'!$A$6:$A$7"
 
 
 def test_failed_runs_show_in_their_test_sheet(merged):
     _report, _result, wb = merged
-    ws = wb['iPerf - TCP - Parallel 20']
+    ws = wb['iPerf 3.12 - TCP - Parallel 20']
     rows = dict((row[0].value, row) for row in ws.iter_rows(min_row=6, max_row=7))
     stock = rows['Debian 12 stock']
     assert stock[1].value is None and stock[7].value == 0 and stock[8].value == 2 and stock[9].value == 0
