@@ -63,6 +63,13 @@ options:
       - A configuration left out is compared against the configuration of profile C(stock) on the same hosts
         with the same OS (from the system profiles), where exactly one is recorded; else against O(baseline).
     type: dict
+  systems:
+    description:
+      - V(tested), the Systems sheet shows one row per system under test (a host that ran tests as the client
+        of its configuration); V(all) adds the servers.
+    type: str
+    choices: [tested, all]
+    default: tested
   group_by:
     description:
       - V(config) pools every run of one configuration label in one column.
@@ -269,6 +276,7 @@ def main():
             export_stem=dict(type='path'),
             baseline=dict(type='str'),
             compare=dict(type='dict'),
+            systems=dict(type='str', choices=['tested', 'all'], default='tested'),
             group_by=dict(type='str', choices=list(tables.GROUP_BY_CHOICES), default='config'),
             intervals=dict(type='bool', default=True),
             title=dict(type='str', default='perflab.network results'),
@@ -305,14 +313,14 @@ def main():
         if module.check_mode:
             report = tables.Report(store.ResultFiles(paths), baseline=params['baseline'],
                                    group_by=params['group_by'], title=params['title'],
-                                   compare=build.compare_map(params['compare']))
+                                   compare=build.compare_map(params['compare']), systems=params['systems'])
             result = {'workbook': dest, 'exports': export_paths(stem, formats, params['intervals']),
                       'sheets': [], 'charts': 0, 'truncated': [], 'summary': text.render(report)}
         else:
             report, result = build.build_report(
                 paths, workbook_path=dest, export_stem=stem, formats=formats, baseline=params['baseline'],
                 group_by=params['group_by'], intervals=params['intervals'], title=params['title'],
-                compare=params['compare'])
+                compare=params['compare'], systems=params['systems'])
     except store.SchemaError as exc:
         module.fail_json(msg=str(exc), files=paths)
     except (IOError, OSError) as exc:

@@ -40,7 +40,7 @@ def compare_map(value):
 
 
 def build_report(paths, workbook_path=None, export_stem=None, formats=exports.FORMATS, baseline=None,
-                 group_by='config', intervals=True, title=None, compare=None):
+                 group_by='config', intervals=True, title=None, compare=None, systems='tested'):
     """Read ``paths`` and write what is asked.
 
     ``workbook_path``: the .xlsx to write (None: no workbook). ``export_stem``:
@@ -50,7 +50,8 @@ def build_report(paths, workbook_path=None, export_stem=None, formats=exports.FO
     Raises ``store.SchemaError`` for a file written with an unknown schema major.
     """
     source = store.ResultFiles(paths)
-    report = tables.Report(source, baseline=baseline, group_by=group_by, title=title, compare=compare_map(compare))
+    report = tables.Report(source, baseline=baseline, group_by=group_by, title=title, compare=compare_map(compare),
+                           systems=systems)
     result = {'workbook': None, 'exports': [], 'sheets': [], 'charts': 0, 'truncated': []}
     for target in (workbook_path, export_stem):
         if target:

@@ -28,6 +28,8 @@ from ansible_collections.perflab.network.plugins.module_utils.report.store impor
 MAX_SHEET_ROWS = 1048576
 
 GROUP_BY_CHOICES = ('config', 'run')
+# the Systems sheet: the systems under test (the hosts that ran the tests, the clients) or every host
+SYSTEMS_CHOICES = ('tested', 'all')
 
 SYSTEM_FIELDS = ('Processor', 'Motherboard', 'Chipset', 'Memory', 'Disk', 'Network', 'OS',
                  'Kernel', 'Compiler', 'File-System')
@@ -314,9 +316,13 @@ class Report(object):
     run of a label in one column; ``run`` gives each run its own column (``label [run_id]``).
     """
 
-    def __init__(self, source, baseline=None, group_by='config', title=None, compare=None):
+    def __init__(self, source, baseline=None, group_by='config', title=None, compare=None, systems='tested'):
         if group_by not in GROUP_BY_CHOICES:
             raise ValueError('group_by must be one of %s' % ', '.join(GROUP_BY_CHOICES))
+        if systems not in SYSTEMS_CHOICES:
+            raise ValueError('systems must be one of %s' % ', '.join(SYSTEMS_CHOICES))
+        self.systems_shown = systems
+        self._clients = {}   # column label -> {client host names}
         self.source = source
         self.group_by = group_by
         self.title = title or 'perflab.network results'
@@ -365,6 +371,9 @@ class Report(object):
             self.records += 1
             label = self.column_of(record)
             columns[label] = True
+            client = _host_name(record.get('client'))
+            if client:
+                self._clients.setdefault(label, set()).add(client)
             hosts = self._hosts.setdefault(label, set())
             for side in ('client', 'server'):
                 name = _host_name(record.get(side))
@@ -621,9 +630,18 @@ class Report(object):
         return ['Configuration', 'Host', 'Run', 'Collected at'] + list(SYSTEM_FIELDS) + [
             'Interface', 'MTU', 'Tuning', 'Sysctls']
 
+    def tested_systems(self):
+        """The system profiles the Systems sheet shows: one per system under test (a host that ran tests as
+        the client of its configuration), or every host with ``systems='all'`` (servers too); every
+        profile where no record names a client."""
+        if self.systems_shown == 'all' or not self._clients:
+            return list(self.systems)
+        return [profile for profile in self.systems
+                if (profile.get('host') or '') in self._clients.get(self.column_of(profile), ())]
+
     def systems_rows(self):
         rows = []
-        for profile in self.systems:
+        for profile in self.tested_systems():
             table = profile.get('table') or {}
             network = profile.get('network') or {}
             rows.append([self.column_of(profile), profile.get('host') or '', profile.get('run_id') or '',

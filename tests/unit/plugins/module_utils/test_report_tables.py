@@ -239,8 +239,18 @@ def test_interval_rows_carry_tool_and_nic_samples(report):
     assert nic_rows[1][columns.index('tx_bytes')] == s1['tx_bytes']
 
 
+def test_systems_table_one_row_per_system_under_test(report):
+    # the records' tests ran on lab1 (the client): the server lab2 is no system under test
+    profiles = [obj for obj in load(STOCK, TUNED) if obj['schema'] == 'perflab.system/1']
+    clients = set(r['client']['name'] for r in results_of(STOCK, TUNED))
+    assert clients == {'lab1'} and len(profiles) == 4
+    assert [(row[0], row[1]) for row in report.systems_rows()] == \
+        [(p['config'], p['host']) for p in profiles if p['host'] in clients]
+
+
 def test_systems_table(report):
     profiles = [obj for obj in load(STOCK, TUNED) if obj['schema'] == 'perflab.system/1']
+    report = tables.Report(store.ResultFiles([STOCK, TUNED]), systems='all')
     rows = report.systems_rows()
     columns = report.systems_columns()
     for field in ('Processor', 'Motherboard', 'Memory', 'Disk', 'Network', 'OS', 'Kernel', 'Compiler',
