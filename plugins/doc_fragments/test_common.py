@@ -92,6 +92,13 @@ options:
       - The name a suite gives the test (its entry's C(title)), kept in the record; reports put it after
         C(Test:) in the test's title, beside the parameters the tool names.
     type: str
+  optional:
+    description:
+      - The test is optional (a suite entry's C(optional)), a test only some builds of the tool have: where the
+        installed tool cannot run it (its help lacks it, or it refuses it) the record is V(skipped) with the tool's
+        reason instead of V(failed), and the module does not fail.
+    type: bool
+    default: false
   link_mbps:
     description:
       - The speed of the link the test crosses, in Mbit/s (a shaped link's rate, or a path slower than the

@@ -31,6 +31,7 @@ TEST_COMMON_ARGS = dict(
     server_name=dict(type='str'),
     test_id=dict(type='str'),
     title=dict(type='str'),
+    optional=dict(type='bool', default=False),
     link_mbps=dict(type='float'),
 )
 

@@ -189,6 +189,7 @@ class Ethr(Tool):
         result = parse_ethr.parse_result(params['test'], proc.stdout + proc.stderr, proc.rc)
         if params['test'] == 'http' and 'Invalid value "http"' in (result['error'] or ''):
             result['error'] = no_http_message(context.get('version') or result['version'], [], refused=True)
+            result['unsupported'] = True
         return result
 
 
