@@ -94,7 +94,7 @@ options:
     type: str
   optional:
     description:
-      - The test is optional (a suite entry's C(optional)), a test only some builds of the tool have: where the
+      - The test is optional (a suite entry's C(optional)), a test only some builds of the tool have. Where the
         installed tool cannot run it (its help lacks it, or it refuses it) the record is V(skipped) with the tool's
         reason instead of V(failed), and the module does not fail.
     type: bool

@@ -173,10 +173,10 @@ def parse_omni(text, selectors=None):
         result, result_index = fields, index
         break
     if result is None:
-        if mismatched is not None:
+        if mismatched is not None and want is not None:
             raise ValueError('netperf printed a result line of %d columns, but %d selectors were asked for: '
                              'the columns do not match the selectors (output of another -o list?)'
-                             % (mismatched, want))
+                             % (mismatched, len(selectors)))
         raise ValueError('netperf printed no result line')
     # the header (-P 1) is the line just above the result
     if result_index > 0:
