@@ -212,7 +212,7 @@ def default_title(tool, versions, test, protocol, direction, parallel, test_id, 
 class ColumnStats(object):
     """One configuration's statistics for one test (a row of a test sheet)."""
 
-    def __init__(self, label, cell, primary, direction_=''):
+    def __init__(self, label, cell, primary, test_direction=''):
         self.label = label
         self.baseline = None    # the label this column is compared against (None: it is compared with none)
         values = cell.metrics.get(primary, []) if cell else []
@@ -229,7 +229,7 @@ class ColumnStats(object):
         # throughput as a share of the link it crossed, where its speed is known: the slowest link of the
         # runs; a bidirectional test fills both directions of a full-duplex link, twice its speed
         self.link_mbps = min(cell.links) if cell and cell.links and primary in LINK_SHARE_METRICS else None
-        capacity = self.link_mbps * (2 if direction_ == 'bidirectional' else 1) if self.link_mbps else None
+        capacity = self.link_mbps * (2 if test_direction == 'bidirectional' else 1) if self.link_mbps else None
         self.link_percent = (self.mean / capacity * 100.0) if capacity and self.mean is not None else None
 
     @property
