@@ -342,20 +342,25 @@ def group_members(pgid):
     return members
 
 
-def kill_group(pgid, grace=KILL_GRACE_S):
-    """SIGTERM the group, SIGKILL what is left after ``grace`` s; True when none is left."""
-    if not group_members(pgid):
+def kill_group(pgid, grace=KILL_GRACE_S, members=None):
+    """SIGTERM the group, SIGKILL what is left after ``grace`` s; True when none is left.
+
+    ``members(pgid)``: the group's live pids (default group_members, Linux /proc; host_platform
+    passes FreeBSD's).
+    """
+    alive = members or group_members
+    if not alive(pgid):
         return True
     signal_group(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        if not group_members(pgid):
+        if not alive(pgid):
             return True
         time.sleep(0.05)
     signal_group(pgid, signal.SIGKILL)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        if not group_members(pgid):
+        if not alive(pgid):
             return True
         time.sleep(0.05)
     return False

@@ -141,6 +141,8 @@ class Tool(object):
     # server's log after each test of such a tool (bench_server state=status) and bench_record says so
     server_log_problems = ()
     server_log_message = ''
+    # the tool has a Windows build (the action plugins of bench_test, bench_server, bench_preflight and system_profile can run it on a Windows host)
+    windows = True
     # --- report titles (the Phoronix result tables' style: "iPerf 3.12 - Duration: 60 Seconds - Test: UDP -
     # 1000 Mbit Objective - Parallel: 5"): the name they start with (None: ``title``), the label after
     # "Test:" of each record test, the phrase of each option that names a test (``%s`` its value), and

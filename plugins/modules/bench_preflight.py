@@ -14,20 +14,28 @@ version_added: 0.1.0
 description:
   - The preflight of the C(perflab.network.benchmark) role on one host, in one round trip, before any
     server starts.
-  - Pings each of O(addresses) once (C(ping -c 1 -W O(ping_wait) ADDRESS), an argv, never a shell; all at
-    once) and returns those that did not answer in RV(unanswered).
+  - Pings each of O(addresses) once (C(ping -c 1 -W O(ping_wait) ADDRESS) on Linux; on FreeBSD
+    C(ping -c 1 -t O(ping_wait) ADDRESS), C(ping6 -c 1 -X O(ping_wait) ADDRESS) for IPv6; an argv, never a shell;
+    all at once) and returns those that did not answer in RV(unanswered).
   - With O(servers) (the servers this run plans on the host), lists the pidfiles of test servers in
     O(pid_dir) (C(TOOL-PORT.pid), the tools of the registry; an interrupted run can leave its servers
     behind) and decides which of them to stop, with the C(perflab.network.bench_server) module -
     RV(stop_planned), the planned servers with a pidfile on one of their ports, and RV(stop_unplanned),
     the servers on ports this run does not plan (nothing else would ever stop them).
   - Lists the ports something listens on in this network namespace from C(/proc/net) (TCP in C(LISTEN),
-    UDP bound and unconnected; IPv4 and IPv6, what C(ss -Hltnu) lists) in RV(listening), and returns the
-    planned ports among them in RV(taken).
+    UDP bound and unconnected; IPv4 and IPv6, what C(ss -Hltnu) lists), on FreeBSD from C(sockstat -46l),
+    in RV(listening), and returns the planned ports among them in RV(taken).
   - Reads only; changes nothing, so it runs in check mode as well.
 author:
   - perflab.network contributors (@perflab)
 attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
+      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
+        C(ansible.windows.win_powershell) (see the description).
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
@@ -38,9 +46,15 @@ attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: full
-    platforms: linux
+    platforms: posix
 notes:
-  - The listening ports come from C(/proc/net), so they are those of the host's network namespace.
+  - The listening ports come from C(/proc/net), so they are those of the host's network namespace
+    (on FreeBSD from C(sockstat), those of the host or jail the module runs in).
+  - FreeBSD support is tested on real command output only (unit tests), not on a live FreeBSD host.
+  - On a Windows host the action plugin pings with C(ping -n 1 -w MILLISECONDS ADDRESS) (C(-6) for IPv6; an IPv4
+    answer must carry C(TTL=)), lists the pidfiles of C(C:\perflab\run) (O(pid_dir)'s default there) and the
+    listening ports from C(netstat -ano), read by the rows' shape (not the localized State column); the same
+    code decides. Tested on real Windows command output (unit tests), not on a live Windows host.
   - Leftover servers are looked for only on a host with O(servers), as the pidfiles are what a server host leaves.
 options:
   addresses:
@@ -152,6 +166,7 @@ pings:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
@@ -185,10 +200,15 @@ def param_errors(params):
 
 
 def preflight_result(params, run_many=process.run_many, list_pidfiles=preflight.list_pidfiles,
-                     listening_ports=preflight.listening_ports):
-    """What the module returns; the readers are parameters so that the decisions are tested without a host."""
+                     listening_ports=None, host=None):
+    """What the module returns; the readers are parameters so that the decisions are tested without a host.
+
+    ``host``: the OS's facts (host_platform: the ping argv, the listening ports), default this host's.
+    """
+    host = host or host_platform.current()
+    listening_ports = listening_ports or host.listening_ports
     servers = [dict((key, server[key]) for key in ('tool', 'bind', 'port', 'count')) for server in params['servers']]
-    pings = [preflight.ping_argv(address, params['ping_wait']) for address in params['addresses']]
+    pings = [host.ping_argv(address, params['ping_wait']) for address in params['addresses']]
     results = run_many(pings, params['ping_wait'] + 5) if pings else []
     pidfiles = list_pidfiles(params['pid_dir']) if servers else []
     listening = listening_ports()

@@ -58,7 +58,9 @@ options:
     choices: [ethr, iperf2, iperf3, netperf, nuttcp]
   hosts:
     description:
-      - Inventory data per host, name to C({data_address, data_interface, peer, switch}).
+      - Inventory data per host, name to C({data_address, data_interface, peer, switch, os_family}).
+      - C(os_family) (the fact C(ansible_os_family), when gathered) - on a C(Windows) host the tests of a tool
+        without a Windows build (netperf) become skipped records saying so.
       - C(switch) (the host var C(perflab_switch)) names the switch of the host's data link; hosts
         that name none share one unnamed switch. Only O(serialize_pairs) uses it.
     type: dict
@@ -211,8 +213,9 @@ from ansible_collections.perflab.network.plugins.module_utils import registry
 
 
 def tools_on(found):
-    """The tools a host has, from the executables found there (tool or executable names)."""
-    found = set(found or [])
+    """The tools a host has, from the executables found there (tool or executable names; a Windows
+    host's C(.exe) names count without the suffix)."""
+    found = set(name[:-4] if name.lower().endswith('.exe') else name for name in (found or []))
     return set(name for name, tool in registry.TOOLS.items()
                if name in found or tool.client_executable in found or tool.server_executable in found)
 
@@ -273,9 +276,15 @@ def main():
 
     skipped, runnable = [], []
     for item in items:
+        windows = [h for h in (item['client'], item['server'])
+                   if (p['hosts'].get(h) or {}).get('os_family') == 'Windows' and not registry.get(item['tool']).windows]
         missing = [h for h in (item['client'], item['server'])
                    if h in p['tools_present'] and item['tool'] not in tools_on(p['tools_present'][h])]
-        if missing:
+        if windows:
+            skipped.append(skipped_record(item, run_id, suite.get('name', p['suite']),
+                                          '%s has no Windows build: its tests are left out on %s'
+                                          % (item['tool'], ' and '.join(windows))))
+        elif missing:
             reason = '%s is not installed on %s' % (item['tool'], ' and '.join(missing))
             if item['tool'] == 'ethr':
                 reason += ' (no package registry has ethr: give the tools role tools_ethr_src)'

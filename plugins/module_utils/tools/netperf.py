@@ -35,6 +35,7 @@ class Netperf(Tool):
                       'remote_socket_buffer': 'Remote Socket Buffer: %s Bytes'}
     client_executable = 'netperf'
     server_executable = 'netserver'
+    windows = False   # no maintained Windows build (the tools role leaves it out there)
     default_port = 12865
     default_test = 'tcp_stream'
     tests = dict((name, Test(spec[1], spec[2], 'transactions_per_s' if spec[3] == 'rr' else 'throughput_mbps'))

@@ -270,7 +270,7 @@ def test_live_loopback_bandwidth(capsys):
 
 
 def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys, monkeypatch):
-    from ansible_collections.perflab.network.plugins.module_utils import runner
+    from ansible_collections.perflab.network.plugins.module_utils import host_platform, runner
 
     class Sampler(object):
         def __init__(self, interface, interval=1.0):
@@ -287,7 +287,7 @@ def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys,
 
         def result(self, window=None):
             return {'interface': self.interface, 'samples': [], 'rx_mbps': 0.0, 'tx_mbps': 0.0, 'window': window}
-    monkeypatch.setattr(runner, 'NicSampler', Sampler)
+    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0: Sampler(name)))
     monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
                         lambda name: True)
     tools([fixture('unreachable.txt')])
@@ -299,7 +299,7 @@ def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys,
 
 
 def test_the_nic_window_is_the_seconds_ethr_measured(tools, capsys, monkeypatch):
-    from ansible_collections.perflab.network.plugins.module_utils import runner
+    from ansible_collections.perflab.network.plugins.module_utils import host_platform, runner
     seen = {}
 
     class Sampler(object):
@@ -318,7 +318,7 @@ def test_the_nic_window_is_the_seconds_ethr_measured(tools, capsys, monkeypatch)
         def result(self, window=None):
             seen['window'] = window
             return {'interface': 'data0', 'samples': [], 'rx_mbps': 1.0, 'tx_mbps': 13000.0, 'window': window}
-    monkeypatch.setattr(runner, 'NicSampler', Sampler)
+    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0: Sampler(name)))
     monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
                         lambda name: True)
     tools([fixture('tcp_bw.txt')])

@@ -8,7 +8,7 @@ import pytest
 
 from ansible_collections.perflab.network.plugins.module_utils import parse_netperf
 from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils import runner
+from ansible_collections.perflab.network.plugins.module_utils import host_platform, runner
 from ansible_collections.perflab.network.plugins.modules import netperf
 from ansible_collections.perflab.network.tests.unit.plugins.modules.tool_fakes import FakeTool, install_fake_tool, read_fixture
 from ansible_collections.perflab.network.tests.unit.plugins.modules import tool_fakes
@@ -225,7 +225,7 @@ def test_nic_sampling(tools, capsys, monkeypatch):
         def result(self, window=None):
             self.window = window
             return {'interface': self.interface, 'samples': [], 'rx_mbps': 12.5, 'tx_mbps': 18500.0}
-    monkeypatch.setattr(runner, 'NicSampler', FakeSampler)
+    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0: FakeSampler(name)))
     monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
                         lambda name: True)
     tools([fixture('tcp_stream.csv.stdout')])
