@@ -70,7 +70,8 @@ options:
       - name: perflab_run_id
   baseline:
     description:
-      - Configuration label the workbook compares the others against (relative change, Welch's t-test).
+      - Configuration label the workbook compares the others against (relative change, Welch's t-test), where
+        neither O(compare) nor the stock rule gives one their own.
       - Default, the first configuration seen.
     type: str
     env:
@@ -80,6 +81,24 @@ options:
         key: baseline
     vars:
       - name: perflab_report_baseline
+  compare:
+    description:
+      - Which configuration the workbook and the text summary compare against which, as a mapping of
+        configuration labels to baseline configuration labels; any configuration against any other, several
+        baselines in one workbook (an OS study maps C(OSv) to C(Linux) and C(OSv tuned) to C(Linux tuned), read
+        as "% relative to Linux"). A configuration mapped to null, or to itself, is compared with none.
+      - A configuration the map leaves out is compared against the configuration of profile C(stock) on the same
+        hosts with the same OS (the system profiles say the profile, the OS and the hosts), where exactly one is
+        recorded; else against O(baseline).
+      - From the environment or the ini file, the mapping is given as JSON.
+    type: raw
+    env:
+      - name: PERFLAB_REPORT_COMPARE
+    ini:
+      - section: callback_perflab_results
+        key: compare
+    vars:
+      - name: perflab_report_compare
   summary:
     description: Print the text summary (a block per test, a bar per configuration) at the end.
     type: bool
@@ -169,6 +188,7 @@ OPTION_VARS = {
     'results_dir': 'perflab_results_dir',
     'run_id': 'perflab_run_id',
     'baseline': 'perflab_report_baseline',
+    'compare': 'perflab_report_compare',
     'summary': 'perflab_report_summary',
     'workbook': 'perflab_report_workbook',
     'progress': 'perflab_report_progress',
@@ -554,7 +574,8 @@ class CallbackModule(CallbackBase):
                                 '(pip install openpyxl, then run playbooks/report.yml on %s)' % path)
         try:
             _report, result = build.build_report([path], workbook_path=workbook_path,
-                                                 baseline=self.get_option('baseline'))
+                                                 baseline=self.get_option('baseline'),
+                                                 compare=self.get_option('compare'))
         except Exception as exc:  # pylint: disable=broad-except
             self._reports_failed.append(path)
             self._display.error('perflab.network.results: the report of %s failed (%s: %s); the results are safe '

@@ -251,6 +251,7 @@ def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=No
                     'options': options,
                     'optional': bool(entry.get('optional', False)),
                     'test_id': tid,
+                    'title': entry.get('title'),
                 })
     if not expanded:
         raise PlanError('suite %s has no tests%s' % (suite.get('name', '?'), ' for tools %s' % ', '.join(tools) if tools else ''))

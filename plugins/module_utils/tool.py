@@ -143,6 +143,14 @@ class Tool(object):
     server_log_message = ''
     # the tool has a Windows build (the action plugins of bench_test, bench_server, bench_preflight and system_profile can run it on a Windows host)
     windows = True
+    # --- report titles (the Phoronix result tables' style: "iPerf 3.12 - Duration: 60 Seconds - Test: UDP -
+    # 1000 Mbit Objective - Parallel: 5"): the name they start with (None: ``title``), the label after
+    # "Test:" of each record test, the phrase of each option that names a test (``%s`` its value), and
+    # how the streams are named ("Parallel", "Threads"; None: only when more than one)
+    report_name = None
+    report_tests = {}
+    report_options = {}
+    report_parallel = None
 
     # --- ports -----------------------------------------------------------------------
     def plan_base(self):
@@ -296,6 +304,53 @@ class Tool(object):
         processes = len(record.get('processes') or []) or 1
         return test_id(self.name, record.get('test'), record.get('parallel') or 1, processes,
                        self.id_options(record.get('options') or {}))
+
+    # --- report titles -----------------------------------------------------------------
+    def report_test_label(self, test, protocol='', direction='', options=None):
+        """The label after "Test:" of a record test (the tool's ``report_tests``, else the test's name)."""
+        return self.report_tests.get(test) or (test or '').replace('_', ' ').upper()
+
+    def report_option_phrases(self, options):
+        """The phrases of the options that name the test (``in_id``, set, not the default), in option order."""
+        phrases = []
+        named = self.id_options(options or {})
+        for name in self.options:
+            if name not in named:
+                continue
+            value = named[name]
+            template = self.report_options.get(name) or (name.replace('_', ' ').title() + ': %s')
+            text = '%g' % value if isinstance(value, float) else ('' if value is True else str(value))
+            phrases.append(template % text if '%s' in template else template)
+        return phrases
+
+    def report_parallel_phrase(self, parallel, processes=1):
+        phrases = []
+        if isinstance(parallel, int) and not isinstance(parallel, bool):
+            if self.report_parallel:
+                phrases.append('%s: %d' % (self.report_parallel, parallel))
+            elif parallel > 1:
+                phrases.append('Parallel: %d' % parallel)
+        if processes and processes > 1:
+            phrases.append('Processes: %d' % processes)
+        return phrases
+
+    def report_title(self, test, versions=(), protocol='', direction='', parallel=None, duration=None,
+                     options=None, processes=1, title=None):
+        """The report's title of a test: name and version, duration, "Test:" (a suite's ``title`` wins
+        over the tool's label), every option that names the test, the streams; the one place titles are made."""
+        name = self.report_name or self.title or self.name
+        if versions:
+            name = '%s %s' % (name, '/'.join(versions))
+        parts = [name]
+        if duration:
+            parts.append('Duration: %g Seconds' % duration)
+        parts.extend(self.report_test_parts(test, protocol, direction, options, title))
+        parts.extend(self.report_option_phrases(options))
+        parts.extend(self.report_parallel_phrase(parallel, processes))
+        return ' - '.join(part for part in parts if part)
+
+    def report_test_parts(self, test, protocol, direction, options, title):
+        return ['Test: %s' % (title or self.report_test_label(test, protocol, direction, options))]
 
     # --- running ---------------------------------------------------------------------
     def version_argv(self, executable):

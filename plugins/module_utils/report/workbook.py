@@ -105,7 +105,8 @@ def sheet_name(title, used):
     """A valid, unique (case-insensitive) sheet name of at most 31 characters for ``title``.
 
     Characters Excel refuses (``[]*?/\\:``) are dropped ('/' becomes '-'); a title
-    too long loses its version, then its separators, then its tail.
+    too long loses its duration and parameter names ("Test:", "Protocol:"), then its version,
+    then its separators, then its tail. A1 of the sheet holds the whole title.
     """
     def clean(text):
         text = _INVALID_SHEET_CHARS.sub(lambda match: '-' if match.group(0) == '/' else '', text)
@@ -116,10 +117,15 @@ def sheet_name(title, used):
     if len(parts) > 1:
         # drop the version from the tool part: 'iPerf 3.12' -> 'iPerf'
         tool = re.sub(r'\s+\S*\d\S*$', '', parts[0])
+        # the duration is the same for most tests of a study; "Test:" and "Protocol:" name nothing
+        rest = [re.sub(r'^(Test|Protocol): ', '', part) for part in parts[1:] if not re.match(r'^Duration: ', part)]
+        candidates.append(clean(' - '.join([parts[0]] + rest)))
         shorter = [tool] + parts[1:]
         candidates.append(clean(' - '.join(shorter)))
-        compact = ' '.join(shorter)
-        compact = compact.replace('Parallel:', 'P').replace('Threads:', 'T')
+        bare = [tool] + rest
+        candidates.append(clean(' - '.join(bare)))
+        compact = ' '.join(bare)
+        compact = compact.replace('Parallel:', 'P').replace('Threads:', 'T').replace(' Mbit Objective', 'M')
         candidates.append(clean(compact))
     lowered = set(name.lower() for name in used)
     for candidate in candidates:
@@ -268,6 +274,8 @@ class WorkbookWriter(object):
                             fill = styles.better_fill if improved else styles.worse_fill
                     cells.append(self._cell(ws, value, fill=fill,
                                             number_format=FORMAT_CHANGE if is_change else FORMAT_P))
+                elif index > len(row) - len(test.columns) and report.link_known:
+                    cells.append(self._cell(ws, value, number_format=FORMAT_PERCENT))
                 else:
                     cells.append(value)
             ws.append(cells)
@@ -281,14 +289,18 @@ class WorkbookWriter(object):
         styles = self.styles
         report = self.report
         header = ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max', 'Runs', 'Failed', 'Skipped',
-                  'vs %s (%%)' % report.baseline, 'p (Welch)', 'Errors']
-        self._widths(ws, [30, 12, 12, 12, 9, 12, 12, 7, 8, 8, 16, 11, 60])
+                  'vs baseline (%)', 'p (Welch)', 'Errors', 'Baseline']
+        widths = [30, 12, 12, 12, 9, 12, 12, 7, 8, 8, 16, 11, 60, 30]
+        if report.link_known:
+            header += ['Link Mbit/s', '% of link']
+            widths += [12, 10]
+        self._widths(ws, widths)
         ws.freeze_panes = 'B6'
         self._print_setup(ws)
         ws.append([self._cell(ws, test.title, font=styles.title)])
         ws.append([self._cell(ws, test.units_line, font=styles.bold)])
-        ws.append([self._cell(ws, 'Test ID: %s - metric: %s - baseline: %s'
-                              % (test.test_id, test.metric, report.baseline), font=styles.italic)])
+        ws.append([self._cell(ws, 'Test ID: %s - metric: %s - %s'
+                              % (test.test_id, test.metric, report.compare_text()), font=styles.italic)])
         ws.append([])
         ws.append(self._header(ws, header, row=5))
         header_row = 5
@@ -317,7 +329,9 @@ class WorkbookWriter(object):
                 self._cell(ws, column.p_value, fill=fill, number_format=FORMAT_P),
                 self._cell(ws, '; '.join(column.errors) or None,
                            font=styles.failed_font if column.errors else None),
-            ])
+                column.baseline,
+            ] + ([self._cell(ws, column.link_mbps, number_format=FORMAT_VALUE),
+                  self._cell(ws, column.link_percent, number_format=FORMAT_PERCENT)] if report.link_known else []))
         last_row = header_row + len(present)
         if present:
             ws.auto_filter.ref = 'A%d:%s%d' % (header_row, get_column_letter(len(header)), last_row)

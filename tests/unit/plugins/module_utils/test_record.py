@@ -190,3 +190,25 @@ def test_the_data_interface_counters_must_account_for_the_throughput():
     # too little to tell, or nothing sampled
     assert rec.nic_accounting_problem(_throughput_record('client_to_server', 0.5, 0.0, 0.0)) is None
     assert rec.nic_accounting_problem(_throughput_record('client_to_server', 900.0, None, None)) is None
+
+
+@pytest.mark.parametrize('tool, primary, unit', [
+    ('ethr', 'throughput_mbps', 'Mbit/s'), ('iperf2', 'throughput_mbps', 'Mbit/s'),
+    ('ethr', 'connections_per_s', '1/s'), ('netperf', 'transactions_per_s', '1/s')])
+def test_a_rate_of_zero_is_a_failed_record(tool, primary, unit):
+    # every tool: a test that moved nothing is no result, whatever its parser said
+    record = rec.new_record(PARAMS, tool, 'tcp_stream', 'tcp', 'client_to_server', 'x')
+    rec.add_metric(record, primary, 0.0)
+    rec.set_primary(record, primary)
+    rec.finish_record(record, _proc(), 'ok')
+    assert record['status'] == 'failed'
+    assert record['error'] == '%s measured %s = 0 %s: nothing reached the receiver' % (tool, primary, unit)
+    assert record['metrics'] == {}
+
+
+def test_a_small_rate_or_latency_of_zero_is_kept():
+    record = rec.new_record(PARAMS, 'ethr', 'tcp_latency', 'tcp', 'client_to_server', 'x')
+    rec.add_metric(record, 'latency_us_mean', 0.0)
+    rec.set_primary(record, 'latency_us_mean')
+    rec.finish_record(record, _proc(), 'ok')
+    assert record['status'] == 'ok'

@@ -115,7 +115,7 @@ def test_test_sheets_title_units_statistics_and_bar_chart(merged):
     records = results_of(STOCK, TUNED)
     test = [t for t in report.tests if t.test_id == 'iperf3/tcp/parallel=5'][0]
     ws = wb['iPerf 3.12 - TCP - Parallel 5']
-    assert ws['A1'].value == 'iPerf 3.12 - TCP - Parallel: 5'
+    assert ws['A1'].value == 'iPerf 3.12 - Duration: 10 Seconds - Test: TCP - Parallel: 5'
     assert ws['A2'].value == 'Mbit/s, higher is better'
     assert [cell.value for cell in ws[5]][:10] == ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max',
                                                    'Runs', 'Failed', 'Skipped']
@@ -151,10 +151,11 @@ def test_systems_sheet(merged):
     report, _result, wb = merged
     ws = wb['Systems']
     assert [cell.value for cell in ws[1]] == report.systems_columns()
-    assert ws.max_row == 1 + len(report.systems_rows()) == 5
+    # the systems under test: lab1 (the client) of each configuration
+    assert ws.max_row == 1 + len(report.systems_rows()) == 3
     header = [cell.value for cell in ws[1]]
     assert ws.cell(row=2, column=header.index('Processor') + 1).value.startswith('Intel Xeon')
-    assert ws.cell(row=4, column=header.index('MTU') + 1).value == 9000
+    assert ws.cell(row=3, column=header.index('MTU') + 1).value == 9000  # Debian 12 tuned, lab1
 
 
 def test_intervals_sheet_rows_and_line_charts(merged):
@@ -209,6 +210,8 @@ def test_a_file_cut_mid_line_still_yields_a_workbook(tmp_path):
 def test_sheet_name_rules():
     used = ['Summary', 'Systems', 'Intervals', 'Raw']
     assert workbook.sheet_name('iPerf 3.12 - TCP - Parallel: 5', used) == 'iPerf 3.12 - TCP - Parallel 5'
+    assert workbook.sheet_name('iPerf 3.12 - Duration: 60 Seconds - Test: UDP - 1000 Mbit Objective - Parallel: 5',
+                               used) == 'iPerf UDP 1000M P 5'
     long_title = 'Ethr 1.0.0 - TCP - Connections/s - Threads: 64'
     name = workbook.sheet_name(long_title, used)
     assert len(name) <= 31 and '/' not in name and ':' not in name
