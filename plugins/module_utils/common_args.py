@@ -41,6 +41,9 @@ TEST_COMMON_ARGS = dict(
     client_name=dict(type='str'),
     server_name=dict(type='str'),
     test_id=dict(type='str'),
+    title=dict(type='str'),
+    optional=dict(type='bool', default=False),
+    link_mbps=dict(type='float'),
 )
 
 # (field, low, high) inclusive ranges checked by validate_common
@@ -124,7 +127,10 @@ def common_errors(params, default_port=None, check_interface=True, host=None):
             errors.append('nic_interface %s does not exist on this host (it has: %s)'
                           % (interface, ', '.join((host.existing_interfaces if host else existing_interfaces)())
                              or 'none'))
-    for field in ('run_id', 'config', 'suite', 'client_name', 'server_name', 'test_id'):
+    link = params.get('link_mbps')
+    if link is not None and not 0 < link <= 10000000:
+        errors.append('link_mbps must be a link speed above 0 and at most 10000000 Mbit/s, got %s' % (link,))
+    for field in ('run_id', 'config', 'suite', 'client_name', 'server_name', 'test_id', 'title'):
         value = params.get(field)
         if value is not None and _LABEL_BAD_RE.search(value):
             errors.append('%s must not contain control characters' % field)

@@ -57,6 +57,11 @@ class LinuxHost(object):
         return nic.interface_mtu(name)
 
     @staticmethod
+    def interface_speed_mbps(name):
+        """The link speed the kernel reports (/sys/class/net/<name>/speed, ethtool's Speed), None when unknown."""
+        return nic.interface_speed_mbps(name)
+
+    @staticmethod
     def nic_sampler(name, interval=1.0):
         return nic.NicSampler(name, interval)
 
@@ -159,6 +164,11 @@ class FreeBSDHost(object):
             return None
         info = bsd.parse_ifconfig(self._out(['ifconfig', name]), name)
         return info['mtu'] if info else None
+
+    @staticmethod
+    def interface_speed_mbps(name):
+        """Not read on FreeBSD (ifconfig's media line names no rate for every driver): None, give link_mbps."""
+        return None
 
     def nic_sampler(self, name, interval=1.0):
         return FreeBSDNicSampler(name, interval,

@@ -467,6 +467,11 @@ class WindowsHost(object):
     def interface_mtu(self, name):
         return self._adapter_facts(name).get('mtu') if valid_adapter_name(name) else None
 
+    @staticmethod
+    def interface_speed_mbps(name):
+        """Not read on Windows (the adapter facts hold no speed): None; give the test link_mbps."""
+        return None
+
     def nic_sampler(self, name, interval=1.0):
         return WindowsNicSampler(self, name)
 

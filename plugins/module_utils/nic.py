@@ -51,6 +51,21 @@ def interface_mtu(name, sys_class_net=SYS_CLASS_NET):
         return None
 
 
+def interface_speed_mbps(name, sys_class_net=SYS_CLASS_NET):
+    """The link speed of ``name`` in Mbit/s as the kernel reports it (ethtool's Speed), None when unknown.
+
+    /sys/class/net/<name>/speed is -1 (or unreadable: EINVAL) for a link without a speed, e.g. down.
+    """
+    if not valid_interface_name(name):
+        return None
+    try:
+        with open(os.path.join(sys_class_net, name, 'speed')) as handle:
+            speed = int(handle.read().strip())
+    except (IOError, OSError, ValueError):
+        return None
+    return float(speed) if speed > 0 else None
+
+
 def read_counters(name, sys_class_net=SYS_CLASS_NET):
     """The four counters of ``name`` as ints."""
     values = {}

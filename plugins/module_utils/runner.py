@@ -82,7 +82,7 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
     help_text = about.stdout + about.stderr
     version = tool.parse_version(help_text)
     problem = tool.check_version(params, version, help_text)
-    if problem:
+    if problem and not params.get('optional'):
         module.fail_json(msg=problem)
 
     test, protocol, direction = tool.record_test(params)
@@ -93,12 +93,14 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
     record = rec.new_record(params, tool.name, test, protocol, direction, tool.test_id(params),
                             options=tool.given_options(params), tool_version=version,
                             client_mtu=nic_host.interface_mtu(interface) if interface else None,
-                            parallel=tool.effective_parallel(params), notes=tool.notes(params))
+                            parallel=tool.effective_parallel(params), notes=tool.notes(params),
+                            client_speed=nic_host.interface_speed_mbps(interface) if interface else None)
     rec.set_commands(record, argvs)
     rec.set_primary(record, tool.primary(params))
 
-    if module.check_mode:
-        rec.finish_record(record, None, 'skipped', error='check mode: %s did not run' % tool.name)
+    if module.check_mode or problem:
+        # an optional test this tool's build cannot run (a suite's optional: true) is skipped with the reason
+        rec.finish_record(record, None, 'skipped', error=problem or 'check mode: %s did not run' % tool.name)
         module.exit_json(changed=False, **{result_key: [record]})
 
     timeout = tool.timeout(params)
@@ -137,14 +139,20 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
         nic = sampler.result(window=(ended_t - measured, ended_t) if measured and ended_t else None)
         # a failed record keeps the samples but carries no NIC rates as results
         rec.add_nic(record, nic, metrics=not failures)
+        wrong_path = None if failures else rec.nic_accounting_problem(record)
+        if wrong_path:
+            failures.append(wrong_path)
 
     raw = '\n'.join(('# %s\n' % ' '.join(proc.argv) if multi else '') + proc.stdout + proc.stderr for proc in procs)
     first = procs[0]
     first.started_at = min(proc.started_at for proc in procs)
     first.ended_at = max(proc.ended_at for proc in procs)
-    rec.finish_record(record, first, 'failed' if failures else 'ok', error='; '.join(failures) or None, raw=raw)
+    status = 'failed' if failures else 'ok'
+    if failures and params.get('optional') and all(result.get('unsupported') for result in parsed if result['error']):
+        status = 'skipped'   # the tool refused the test it does not have (ethr 1.0's -p http)
+    rec.finish_record(record, first, status, error='; '.join(failures) or None, raw=raw)
     extra = tool.result_extra(params, parsed, module)
-    if record['status'] != 'ok':
+    if record['status'] == 'failed':
         extra[result_key] = [record]
         module.fail_json(msg=record['error'], **extra)
     extra[result_key] = [record]

@@ -25,6 +25,9 @@ description:
   - Lists the ports something listens on in this network namespace from C(/proc/net) (TCP in C(LISTEN),
     UDP bound and unconnected; IPv4 and IPv6, what C(ss -Hltnu) lists), on FreeBSD from C(sockstat -46l),
     in RV(listening), and returns the planned ports among them in RV(taken).
+  - Checks the data path (RV(path_problems)) - O(data_address) is an address of this host on O(data_interface), and
+    each of O(addresses) routes over O(data_interface) (C(ip -j address show), C(ip -j route get ADDRESS)); on Linux
+    only (FreeBSD and Windows hosts return it empty).
   - Reads only; changes nothing, so it runs in check mode as well.
 author:
   - perflab.network contributors (@perflab)
@@ -85,6 +88,16 @@ options:
       bind:
         description: The address the servers listen on (returned as it is in RV(stop_planned)).
         type: str
+  data_address:
+    description:
+      - This host's data address (C(perflab_data_address)). It must be an address of this host, not a loopback
+        one, and (with O(data_interface)) on that interface; RV(path_problems) says what is wrong.
+    type: str
+  data_interface:
+    description:
+      - This host's data interface (C(perflab_data_interface)). Each of O(addresses) must route over it
+        (C(ip -j route get ADDRESS)), or the tests would measure another path (the management link).
+    type: str
   pid_dir:
     description: Where C(perflab.network.bench_server) keeps its pidfiles.
     type: path
@@ -156,6 +169,15 @@ taken:
   type: list
   elements: int
   sample: [5201]
+path_problems:
+  description:
+    - What is wrong with the data path - this host's O(data_address) not on this host, loopback, or on another
+      interface than O(data_interface); one of O(addresses) local, or routed over another interface. Empty when
+      all is well.
+  returned: always
+  type: list
+  elements: str
+  sample: [the server data address 10.0.0.11 routes over mgmt0, not over perflab_data_interface data0]
 pings:
   description: The argv of each ping run.
   returned: always
@@ -181,6 +203,8 @@ def argument_spec():
             count=dict(type='int', default=1),
             bind=dict(type='str'),
         )),
+        data_address=dict(type='str'),
+        data_interface=dict(type='str'),
         pid_dir=dict(type='path', default=preflight.PID_DIR),
         ping_wait=dict(type='int', default=preflight.PING_WAIT_S),
     )
@@ -212,7 +236,15 @@ def preflight_result(params, run_many=process.run_many, list_pidfiles=preflight.
     results = run_many(pings, params['ping_wait'] + 5) if pings else []
     pidfiles = list_pidfiles(params['pid_dir']) if servers else []
     listening = listening_ports()
+    problems = []
+    # iproute2's view of the addresses and routes: Linux (FreeBSD and Windows are not checked here yet)
+    if host.name == 'Linux' and (params.get('data_address') or params.get('data_interface')):
+        local = preflight.parse_addresses(run_many([preflight.ADDR_ARGV], 10)[0].stdout)
+        routes = run_many([preflight.route_argv(a) for a in params['addresses']], 10) if params['addresses'] else []
+        problems = preflight.path_problems(params.get('data_address'), params.get('data_interface'), local,
+                                           params['addresses'], [preflight.parse_route_dev(r.stdout) for r in routes])
     return dict(
+        path_problems=problems,
         changed=False,
         unanswered=preflight.unreachable(params['addresses'], results),
         pidfiles=pidfiles,

@@ -22,6 +22,10 @@ description:
     belongs to the server's process group; otherwise the module fails naming the port and showing the
     end of the server's log, and stops what this call started.
   - A port already used by another process is a clear error. Starting what runs already changes nothing.
+  - Each server starts with C(PERFLAB_SERVER=TOOL-PORT) in its environment, which its children inherit.
+    O(state=stopped) without O(tool) and O(servers) (what C(playbooks/revert.yml) runs) stops, besides the
+    servers of the pidfiles, every process of this network namespace that carries that mark - provably
+    ours even when its pidfile is gone (a netserver's forked child, a run that collided with another).
   - Stopping kills each server's whole process group (SIGTERM, SIGKILL after 2 s; netserver forks a
     child per test) and verifies that no process of it is left.
   - On FreeBSD the same, with FreeBSD's own facts (host_platform) - the listeners from C(sockstat -46l),
@@ -241,6 +245,7 @@ servers:
 import ipaddress
 import os
 import re
+import signal
 import time
 
 from ansible.module_utils.basic import AnsibleModule
@@ -419,7 +424,9 @@ def conflicting_listeners(port, address, own_pgid=None):
 
 
 def describe_listeners(listeners):
-    return ', '.join('pid %s (%s) on %s' % (item['pid'] or '?', item['comm'] or 'unknown', item['address'])
+    return ', '.join(('pid %s (%s) on %s' % (item['pid'], item['comm'] or 'unknown', item['address'])) if item['pid']
+                     else ('a socket on %s whose process is not visible here (another server of this run, or a process of '
+                           'another user or namespace: ss -ltnp shows it)' % item['address'])
                      for item in listeners)
 
 
@@ -581,7 +588,8 @@ def main():
             if not os.path.isdir(pid_dir):
                 os.makedirs(pid_dir, 0o755)
             _remove(mark_path(log))   # the log starts empty
-            pid = process.spawn_detached(argv, log, nofile=params.get('nofile'))
+            pid = process.spawn_detached(argv, log, nofile=params.get('nofile'),
+                                         env={process.SERVER_MARK: '%s-%d' % (tool, port)})
             with open(pidfile, 'w') as handle:
                 handle.write('%d\n' % pid)
             started_now.append((tool, pid, port))
@@ -589,6 +597,24 @@ def main():
             if problem:
                 rollback_and_fail(problem)
             servers.append(entry(tool, bind, port, pid, 'started', argv))
+
+    if state == 'stopped' and params.get('tool') is None and params.get('servers') is None:
+        # every server of ours, also those without a pidfile (a netserver's forked child, a pidfile lost):
+        # the mark in their environment proves them ours
+        for pid, mark in process.marked_processes():
+            if not process.pid_alive(pid):
+                continue
+            changed = True
+            if module.check_mode:
+                servers.append({'tool': mark.rsplit('-', 1)[0], 'pid': pid, 'state': 'would stop', 'mark': mark})
+                continue
+            process.kill_group(process.process_pgid(pid) or pid)
+            if process.pid_alive(pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            servers.append({'tool': mark.rsplit('-', 1)[0], 'pid': pid, 'state': 'stopped', 'mark': mark})
 
     module.exit_json(changed=changed, servers=servers)
 

@@ -223,6 +223,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.yaml import yaml_load
+from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils import suite as suites
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import plan_records
@@ -269,15 +270,16 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
+    # the one resolution of the results directory (the study playbooks pass it resolved already)
+    p['results_dir'] = names.user_path(p['results_dir'])
     run_id = p['run_id'] or records.new_run_id()
     # reversed pairs: the hosts under test stay the same, their side of the pairs swaps
     side = study.flip_side(p['system_under_test']) if p['reverse_pairs'] else p['system_under_test']
     try:
+        if p['run_id'] and names.name_problem('run_id', p['run_id']):
+            raise suites.PlanError(names.name_problem('run_id', p['run_id']))
         path = suites.find_suite(p['suite'], p['suite_paths'])
-        with open(path) as f:
-            suite = yaml_load(f)
-        if not isinstance(suite, dict):
-            raise suites.PlanError('suite file %s is not a YAML mapping' % path)
+        suite = suites.read_suite(path, yaml_load)
         notes = []
         tests = suites.expand_suite(suite, duration=p['duration'], repetitions=p['repetitions'],
                                     parallel=p['parallel'], tools=p['tools'], notes=notes)
@@ -291,10 +293,8 @@ def main():
         client_waves = suites.schedule_waves(pairs, p['hosts'], serialize=p['serialize_pairs'])
         done = suites.recorded_keys(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else set()
         items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done, side=side)
-    except (suites.PlanError, IOError, OSError) as exc:
+    except (suites.PlanError, IOError, OSError, ValueError, TypeError) as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
-    except Exception as exc:  # a YAML error names the file and line
-        module.fail_json(msg='benchmark plan refused: cannot read the suite: %s' % exc)
 
     skipped, runnable = [], []
     for item in items:
@@ -322,12 +322,17 @@ def main():
         # the benchmark role reads it after each such test
         item['check_server_log'] = bool(registry.get(item['tool']).server_log_problems)
     servers = suites.servers_needed(runnable, pairs)
+    try:
+        suites.check_port_overlaps(servers)
+    except suites.PlanError as exc:
+        module.fail_json(msg='benchmark plan refused: %s' % exc)
     expected = suites.expected_duration(runnable)
     waves = max(client_waves.values()) + 1 if client_waves else 1
     summary = ['suite %s (%s): %d tests x %d pair(s) -> %d runs to do, %d already recorded, %d skipped'
                % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped)),
                'expected duration: about %d min %02d s' % (expected // 60, expected % 60),
-               'run id: %s' % run_id]
+               'run id: %s' % run_id,
+               'results: %s' % os.path.join(p['results_dir'], run_id + '.jsonl')]
     summary += notes
     if p['serialize_pairs']:
         summary.append('pairs sharing a switch run one after another: %d wave(s)' % waves)

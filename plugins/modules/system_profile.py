@@ -71,6 +71,11 @@ options:
   host_name:
     description: Name of the host in the profile (the inventory name). Default the host name.
     type: str
+  profile:
+    description:
+      - The profile the configuration runs (V(stock), V(tuned), ...), kept in the profile; reports compare a
+        configuration that is not stock against the stock one of the same hosts and OS.
+    type: str
 notes:
   - C(dmidecode) needs root to list the memory modules; without it the Memory row is the total from C(/proc/meminfo).
 seealso:
@@ -113,6 +118,10 @@ perflab_system:
       description: Host name (O(host_name)).
       type: str
       sample: lab1
+    profile:
+      description: The configuration's profile (O(profile)), null when not given.
+      type: str
+      sample: tuned
     collected_at:
       description: ISO 8601 UTC time of collection.
       type: str
@@ -201,6 +210,7 @@ def main():
             run_id=dict(type='str'),
             config=dict(type='str', default=''),
             host_name=dict(type='str'),
+            profile=dict(type='str'),
         ),
         supports_check_mode=True,
     )
@@ -219,6 +229,7 @@ def main():
         'run_id': module.params['run_id'] or new_run_id(),
         'config': module.params['config'] or '',
         'host': module.params['host_name'] or socket.gethostname(),
+        'profile': module.params['profile'] or None,
         'collected_at': process.iso_utc(),
         'table': collected['table'],
         'network': collected['network'],

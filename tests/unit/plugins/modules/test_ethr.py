@@ -325,3 +325,31 @@ def test_the_nic_window_is_the_seconds_ethr_measured(tools, capsys, monkeypatch)
     record = run_module({'server': '10.77.0.1', 'duration': 5, 'nic_interface': 'data0'}, capsys)['perflab_result'][0]
     assert seen['window'] == (pytest.approx(1.4), 6.4)
     assert record['metrics']['nic_tx_mbps']['value'] == 13000.0
+
+
+def test_optional_http_refused_is_skipped_with_the_tools_reason(tools, capsys):
+    # a suite's optional: true (ethr HTTP): the real refusal of ethr 1.0 makes a skipped record, not a failure
+    fake = tools([fixture('http_bw.txt')], rc=1)
+    result = run_module({'server': '10.77.0.1', 'test': 'http', 'optional': True}, capsys)
+    assert fake.test_calls[0][5:9] == ['-t', 'b', '-p', 'http']
+    assert not result.get('failed')
+    record = result['perflab_result'][0]
+    assert record['status'] == 'skipped'
+    assert record['error'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
+                               '(its help still lists http; ethr 1.0 removed the HTTP tests)')
+
+
+def test_optional_test_the_help_lacks_is_skipped_without_running(tools, capsys):
+    help_text = fixture('help.txt').replace('"tcp", "udp", "http", "https", or "icmp"', '"tcp", "udp", or "icmp"')
+    fake = tools([], help_text=help_text)
+    result = run_module({'server': '10.77.0.1', 'test': 'http', 'optional': True}, capsys)
+    assert fake.test_calls == [] and not result.get('failed')
+    record = result['perflab_result'][0]
+    assert (record['status'], record['error']) == (
+        'skipped', 'the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: its help lists only tcp, udp, icmp')
+
+
+def test_a_failure_of_an_optional_test_that_is_no_refusal_still_fails(tools, capsys):
+    tools([fixture('unreachable.txt')], rc=0)
+    result = run_module({'server': '10.99.0.9', 'optional': True}, capsys)
+    assert result['failed'] is True and result['perflab_result'][0]['status'] == 'failed'
