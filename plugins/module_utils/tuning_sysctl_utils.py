@@ -249,8 +249,10 @@ def _write_verified(fs, key, wanted, before, namespaced, check_mode, ok_status):
                    'read back %s after writing %s' % (after, wanted))
 
 
-def apply_key(fs, key, wanted, namespaced=False, ns_reason=None, check_mode=False):
-    """Bring one key to wanted (normalized text). Returns a result dict."""
+def apply_key(fs, key, wanted, namespaced=False, ns_reason=None, check_mode=False, optional=False):
+    """Bring one key to wanted (normalized text). Returns a result dict.
+
+    optional: a key this kernel may lack (a profile's, a sysfs knob): skipped when missing, not refused."""
     wanted = normalize(wanted)
     reason = _guard(fs, key, namespaced, ns_reason)
     if reason:
@@ -260,6 +262,9 @@ def apply_key(fs, key, wanted, namespaced=False, ns_reason=None, check_mode=Fals
         if namespaced and key in INIT_NETNS_ONLY:
             return _result(key, STATUS_SKIPPED, wanted,
                            reason='does not exist in this network namespace (only in the initial one)')
+        if optional or is_sysfs(key):
+            return _result(key, STATUS_SKIPPED, wanted, reason='does not exist on this kernel (%s)'
+                           % (key if is_sysfs(key) else '/proc/sys/' + key_to_relpath(key)))
         return _result(key, STATUS_FAILED, wanted,
                        reason='no such sysctl on this kernel (%s): a typo?' % ('/proc/sys/' + key_to_relpath(key)))
     if before == wanted:

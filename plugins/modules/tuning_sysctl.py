@@ -58,6 +58,14 @@ options:
       - Always machine-wide, so always skipped on a network-namespaced host.
     type: dict
     default: {}
+  optional:
+    description:
+      - Keys of O(settings) this kernel may lack (a profile's keys, for example C(kernel.numa_balancing) on a
+        kernel without NUMA balancing) - skipped with the reason when missing. Any other missing key is refused
+        (a typo); sysfs keys are always optional.
+    type: list
+    elements: str
+    default: []
   cpu_governor:
     description:
       - CPU frequency governor for every policy of C(/sys/devices/system/cpu/cpufreq), handled like
@@ -301,7 +309,8 @@ def run(module, fs):
         if recorded and not module.check_mode:
             snapshots.save(params['snapshot'], snap)
         for key, value in wanted.items():
-            results.append(apply_key(fs, key, value, namespaced, ns_reason, module.check_mode))
+            results.append(apply_key(fs, key, value, namespaced, ns_reason, module.check_mode,
+                                     optional=key in (params['optional'] or [])))
         # what this call recorded but did not change is no stock to put back: nothing is left behind
         # for it (and no snapshot file at all when nothing was changed)
         untouched = [r['key'] for r in results if r['key'] in recorded and r['status'] != STATUS_APPLIED]
@@ -356,6 +365,7 @@ def main():
         argument_spec=dict(
             settings=dict(type='dict', default={}),
             sysfs=dict(type='dict', default={}),
+            optional=dict(type='list', elements='str', default=[]),
             cpu_governor=dict(type='str', default=''),
             transparent_hugepages=dict(type='str', choices=['', 'always', 'madvise', 'never'], default=''),
             cpu_dma_latency=dict(type='int'),

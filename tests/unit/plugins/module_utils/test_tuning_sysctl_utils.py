@@ -238,7 +238,10 @@ def test_a_sysfs_choice_file_reads_as_its_bracketed_word(tmp_path):
 
 def test_transparent_hugepages_missing_from_the_kernel_is_skipped(tmp_path):
     res = apply_key(make_root(tmp_path, {}), su.THP_KEY, 'never')
-    assert (res['status'], res['reason']) == ('skipped', 'does not exist on this kernel')
+    assert (res['status'], res['reason']) == ('skipped', 'does not exist on this kernel (/sys/kernel/mm/transparent_hugepage/enabled)')
+    res = apply_key(make_root(tmp_path, {}), 'kernel.numa_balancing', 0, optional=True)
+    assert (res['status'], res['reason']) == ('skipped', 'does not exist on this kernel (/proc/sys/kernel/numa_balancing)')
+    assert apply_key(make_root(tmp_path, {}), 'kernel.numa_balancing', 0)['status'] == 'failed'
 
 
 def test_a_read_only_sys_is_skipped_not_failed(tmp_path):
