@@ -119,7 +119,11 @@ def test_a_firewall_the_study_leaves_alone_stops_the_run_at_the_connection_check
     ({'perflab_firewall_backend': 'firewalld'},
      'firewalld is not installed on lab1: install it, or set firewall_install_backend: true, or choose another'
      ' firewall_backend'),
-], ids=['bond-on-one-nic', 'missing-firewall-backend'])
+    # a setting of the tuned configuration the host cannot take: the tuning role's own preflight,
+    # run by the study's preflight stage (its `check` entry point)
+    ({'perflab_profile': 'tuned', 'tuning_ethtool': [{'interface': 'nosuch0', 'features': {'gro': False}}]},
+     'tuning: tuning_ethtool names interfaces this host does not have: nosuch0'),
+], ids=['bond-on-one-nic', 'missing-firewall-backend', 'tuned-setting-the-host-cannot-take'])
 def test_the_preflight_refuses_with_the_reason_and_changes_nothing(lab, extra, message):
     before = {h: host_state(lab, h, packages=True) for h in ('lab1', 'lab2')}
     res = run_playbook('playbooks/benchmark.yml', lab.inventory, dict(STUDY, **extra))
