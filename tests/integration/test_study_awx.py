@@ -7,12 +7,12 @@ With no container group, what keeps the result files is a host directory exposed
 (AWX_ISOLATION_SHOW_PATHS, docs/awx.md): here a directory outside the worker's. It already holds
 an older study with the same labels; the report node must merge only this workflow's runs (the
 run ids the nodes hand down as artifacts), the templates must run the whole flow (tools,
-firewall), and every host must be stock and closed at the end.
+firewall), and every host must be stock and closed at the end. (This replaces the workflow
+replay test_runner.py had, on a lab with no firewall.)
 """
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
@@ -53,7 +53,7 @@ def test_the_workflow_runs_the_flow_and_reports_only_its_own_runs(lab, tmp_path)
     results.mkdir()
     old = old_run(results)
     stock = {h: host_state(lab, h) for h in ('lab1', 'lab2')}
-    artifacts, visited, published = {}, [], {}
+    artifacts, visited, published, state_after = {}, [], {}, {}
     queue = ['stock']
     while queue:
         identifier = queue.pop(0)
@@ -78,6 +78,11 @@ def test_the_workflow_runs_the_flow_and_reports_only_its_own_runs(lab, tmp_path)
             assert {'perflab.network.firewall_nftables', 'perflab.network.bench_preflight'} <= actions, identifier
             assert any('Install the tools' in (e['event_data'].get('task') or '') for e in events), identifier
         artifacts.update(published[identifier])
+        state_after[identifier] = {h: host_state(lab, h) for h in ('lab1', 'lab2')}
+        if identifier == 'tuned':  # the tuned node leaves the hosts tuned, for the revert node
+            for host in ('lab1', 'lab2'):
+                assert lab.ssh(host, ['cat', '/sys/class/net/data0/mtu'], check=True).stdout.strip() == '9000'
+                assert lab.ssh(host, ['test', '-e', '/var/lib/perflab/tuning/stock.json']).returncode == 0
         visited.append(identifier)
         queue += [c['identifier'] for c in node['related']['success_nodes'] + node['related']['always_nodes']]
 
@@ -93,8 +98,10 @@ def test_the_workflow_runs_the_flow_and_reports_only_its_own_runs(lab, tmp_path)
     assert report['records'] + report['records_failed'] == ours, report
     assert sorted(report['configurations']) == sorted({s['config'] for n in ('stock', 'tuned')
                                                        for s in published[n]['perflab_summary']})
-    # stock and closed again
-    assert {h: host_state(lab, h) for h in ('lab1', 'lab2')} == stock
+    # the stock node left the hosts as they were (its openings closed again); the revert node
+    # put every change of the tuned node back: stock and closed again
+    assert state_after['stock'] == stock and state_after['tuned'] != stock
+    assert state_after['revert'] == stock
 
 
 def test_the_report_refuses_run_ids_whose_files_did_not_survive(tmp_path):
