@@ -25,8 +25,8 @@ description:
     UDP bound and unconnected; IPv4 and IPv6, what C(ss -Hltnu) lists) in RV(listening), and returns the
     planned ports among them in RV(taken).
   - With O(connect), opens a TCP connection from O(connect_source) to each O(connect[]) address and port
-    (all at once, O(connect_timeout) s each) and returns those the host did not answer in RV(unconnected):
-    a connection accepted, or refused with a TCP reset (nothing listens there yet, but the packet reached
+    (all at once, O(connect_timeout) s each) and returns those the host did not answer in RV(unconnected).
+    A connection accepted, or refused with a TCP reset (nothing listens there yet, but the packet reached
     the host), passes; one that times out (a firewall drops it) or ends in an ICMP error (a firewall
     rejects it) does not. This is the check that the firewall lets the planned ports in, which a ping
     cannot tell.

@@ -90,8 +90,8 @@ options:
         required: true
   openings:
     description:
-      - Per-peer openings instead of O(peers) and O(ports), each peer reaching only its own ports: what the
-        C(perflab.network.benchmark_plan) module returns per server host under C(firewall).
+      - Per-peer openings instead of O(peers) and O(ports), each peer reaching only its own ports, as the
+        C(perflab.network.benchmark_plan) module returns them per server host under C(firewall).
       - Peers with the same ports share a rule.
     type: list
     elements: dict
