@@ -19,7 +19,8 @@ import pytest
 pytest.importorskip('ansible_runner')
 
 from conftest import ROOT  # noqa: E402  (tests/integration is on sys.path under pytest)
-from test_runner import (AWX, _venv_on_path, artifact_dir, job_extravars, make_private_data_dir,  # noqa: E402,F401
+# _venv_on_path: test_runner's autouse fixture (runner starts ansible-playbook from PATH), used here too
+from test_runner import (AWX, _venv_on_path, artifact_dir, job_extravars, make_private_data_dir,  # noqa: E402,F401 pylint: disable=unused-import
                          runner_pipeline, stats_event)
 from test_study_firewall import DATA, MGMT, NAME, host_state  # noqa: E402
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import time
 
 import pytest
@@ -110,6 +111,37 @@ def test_a_firewall_the_study_leaves_alone_stops_the_run_at_the_connection_check
     assert not path.exists() or not [r for r in records(path) if r['status'] == 'ok']
     ps = lab.ssh('lab1', ['ps', '-eo', 'comm='], check=True).stdout.split()
     assert not {'iperf3', 'netserver'} & set(ps)
+
+
+def test_the_firewall_disabled_variant_switches_it_off_and_back(lab, tmp_path):
+    """perflab_firewall_mode=disabled, the seeds' "firewall disabled" rows: the study hosts'
+    rulesets are flushed for the run (a third host gets in too) and loaded back after."""
+    before = {h: lab.ssh(h, ['nft', 'list', 'ruleset'], check=True).stdout for h in ('lab1', 'lab2')}
+    seen = {}
+    res_holder = {}
+
+    def watch():
+        # the rulesets while the run is on: empty once the firewall stage switched them off
+        deadline = time.time() + 600
+        while time.time() < deadline and 'rc' not in res_holder:
+            text = lab.ssh('lab1', ['nft', 'list', 'ruleset']).stdout
+            if text.strip() == '':
+                seen['off'] = probe(lab, 'lab3', 5999)  # no server there: answered (reset) once off
+                return
+            time.sleep(0.5)
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    res = run_playbook('playbooks/benchmark.yml', lab.inventory,
+                       dict(STUDY, perflab_firewall_mode='disabled', perflab_run_id='s16-off',
+                            perflab_results_dir=str(tmp_path)),
+                       env={'PERFLAB_RESULTS_DIR': str(tmp_path)})
+    res_holder['rc'] = res.rc
+    watcher.join()
+    assert res.rc == 0, res.stdout[-4000:]
+    assert seen.get('off') == 'reached', seen  # off: even the third host gets in
+    assert all(r['status'] == 'ok' for r in records(tmp_path / 's16-off.jsonl'))
+    assert {h: lab.ssh(h, ['nft', 'list', 'ruleset'], check=True).stdout for h in ('lab1', 'lab2')} == before
+    assert probe(lab, 'lab2', 5201) == 'blocked'
 
 
 @pytest.mark.parametrize('extra, message', [
