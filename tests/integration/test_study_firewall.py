@@ -101,7 +101,7 @@ def test_the_study_passes_only_through_the_ports_it_opened(lab, tmp_path):
 
 def test_a_firewall_the_study_leaves_alone_stops_the_run_at_the_connection_check(lab, tmp_path):
     res = run_playbook('playbooks/benchmark.yml', lab.inventory,
-                       dict(STUDY, perflab_firewall_mode='unmanaged', perflab_run_id='s16-unmanaged',
+                       dict(STUDY, benchmark_tools=['iperf3'], perflab_firewall_mode='unmanaged', perflab_run_id='s16-unmanaged',
                             perflab_results_dir=str(tmp_path)),
                        env={'PERFLAB_RESULTS_DIR': str(tmp_path)})
     assert res.rc != 0
@@ -132,7 +132,7 @@ def test_the_firewall_disabled_variant_switches_it_off_and_back(lab, tmp_path):
     watcher = threading.Thread(target=watch)
     watcher.start()
     res = run_playbook('playbooks/benchmark.yml', lab.inventory,
-                       dict(STUDY, perflab_firewall_mode='disabled', perflab_run_id='s16-off',
+                       dict(STUDY, benchmark_tools=['iperf3'], perflab_firewall_mode='disabled', perflab_run_id='s16-off',
                             perflab_results_dir=str(tmp_path)),
                        env={'PERFLAB_RESULTS_DIR': str(tmp_path)})
     res_holder['rc'] = res.rc
