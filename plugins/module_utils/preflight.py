@@ -177,6 +177,8 @@ def reach_all(targets, source=None, timeout=CONNECT_TIMEOUT_S, reach=tcp_reach):
 def unreached(outcomes):
     """The targets the host did not answer: neither connected nor refused."""
     return [item for item in outcomes if item['outcome'] not in ('connected', 'refused')]
+
+
 # -- the data path: this host's data address on its data interface, the peers' addresses routed over it
 ADDR_ARGV = ['ip', '-j', 'address', 'show']
 
