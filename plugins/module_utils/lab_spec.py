@@ -33,7 +33,7 @@ class LabSpec(object):
     def __init__(self, name='perflab', hosts=2, host_prefix='lab', mgmt_subnet='10.213.0.0/24',
                  data_subnet='10.213.1.0/24', mtu=1500, offloads=False, rate_mbit=0, shaper='tbf',
                  suite='bookworm', mirror=None, extra_packages=None, state_root=STATE_ROOT,
-                 cache_root=CACHE_ROOT):
+                 cache_root=CACHE_ROOT, firewall='none'):
         self.name = name
         self.count = hosts
         self.host_prefix = host_prefix
@@ -43,6 +43,9 @@ class LabSpec(object):
         self.offloads = offloads
         self.rate_mbit = rate_mbit
         self.shaper = shaper
+        # none, or default-deny: each host's inbound traffic dropped but SSH from the management
+        # subnet, ICMP and replies (lab_hosts.FIREWALL_DEFAULT_DENY)
+        self.firewall = firewall
         self.suite = suite
         self.mirror = mirror
         self.extra_packages = list(extra_packages or [])
@@ -147,4 +150,4 @@ def spec_summary(spec):
     return {'name': spec.name, 'hosts': spec.count, 'host_prefix': spec.host_prefix,
             'mgmt_subnet': spec.mgmt_subnet, 'data_subnet': spec.data_subnet, 'mtu': spec.mtu,
             'offloads': spec.offloads, 'rate_mbit': spec.rate_mbit, 'shaper': spec.shaper,
-            'base': spec.base_dir}
+            'firewall': spec.firewall, 'base': spec.base_dir}

@@ -490,6 +490,25 @@ def firewall_openings(servers):
     return out
 
 
+def connect_checks(servers):
+    """Per client: every TCP port of its servers' openings, each once, as [{address, port, server}].
+
+    What the benchmark preflight connects to from the client (bench_preflight's connect): the check
+    that a firewall on the server lets the plan's ports in, from this peer.
+    """
+    out = {}
+    for entry in servers:
+        targets = out.setdefault(entry['client'], [])
+        for opening in entry['openings']:
+            if opening['protocol'] != 'tcp':
+                continue
+            for port in range(int(opening['port']), int(opening.get('end_port') or opening['port']) + 1):
+                target = {'address': entry['server_address'], 'port': port, 'server': entry['server']}
+                if target not in targets:
+                    targets.append(target)
+    return out
+
+
 def pair_switches(pair, hosts):
     """The switches a pair's traffic crosses: its client's and its server's.
 

@@ -201,6 +201,13 @@ firewall:
   type: dict
   sample: {lab1: [{peer: 10.213.1.12, port: 5201, end_port: 5201, protocol: tcp},
                   {peer: 10.213.1.12, port: 5201, end_port: 5201, protocol: udp}]}
+connect:
+  description:
+    - Per client, every TCP port of the openings of its servers, each once; the benchmark role's preflight
+      connects to each from the client (C(perflab.network.bench_preflight) O(perflab.network.bench_preflight#module:connect)).
+  returned: success
+  type: dict
+  sample: {lab2: [{address: 10.213.1.11, port: 5201, server: lab1}, {address: 10.213.1.11, port: 12865, server: lab1}]}
 perflab_plan:
   description: Plan size for progress lines, C({run_id, total_tests, expected_duration_s, skipped_done, configurations, labels}).
   returned: success
@@ -347,6 +354,7 @@ def main():
         changed=False, run_id=run_id, suite={'name': suite.get('name', p['suite']), 'file': path},
         runs=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped,
         firewall=suites.firewall_openings(servers),
+        connect=suites.connect_checks(servers),
         waves=waves, client_waves=client_waves,
         perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped),
                       'expected_duration_s': expected, 'skipped_done': skipped_done,

@@ -37,6 +37,8 @@ except ImportError:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parents[3]
 PLAN = ROOT / 'roles' / 'benchmark' / 'tasks' / 'plan.yml'
+# the tools found, the labels and the plan: the role's `expand` entry point, which plan.yml includes
+EXPAND = ROOT / 'roles' / 'benchmark' / 'tasks' / 'expand.yml'
 FACTS = ROOT / 'tests' / 'unit' / 'fixtures' / 'facts'
 SUITES = ROOT / 'roles' / 'benchmark' / 'files' / 'suites'
 DEFAULTS = dict((key, trust_as_template(value) if isinstance(value, str) else value) for key, value in
@@ -62,7 +64,7 @@ def condition(expression, variables):
 
 
 def task(name):
-    return [t for t in yaml.safe_load(PLAN.read_text()) if t.get('name') == name][0]
+    return [t for t in yaml.safe_load(PLAN.read_text()) + yaml.safe_load(EXPAND.read_text()) if t.get('name') == name][0]
 
 
 def tools_found(host_facts, stdout_lines):

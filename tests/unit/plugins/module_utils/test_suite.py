@@ -205,6 +205,11 @@ def test_servers_needed_and_expected_duration():
     assert {'peer': '10.0.1.13', 'port': 5225, 'end_port': 5225, 'protocol': 'udp'} in openings['lab1']
     assert all(rule['peer'] in ('10.0.1.12', '10.0.1.13') for rule in openings['lab1'])
     assert len(openings['lab1']) == len(set(tuple(sorted(rule.items())) for rule in openings['lab1']))
+    # what the preflight connects to from each client: the TCP ports of its own servers only
+    checks = s.connect_checks(servers)
+    assert sorted(checks) == ['lab2', 'lab3']
+    assert [c['port'] for c in checks['lab3']] == [8912, 5425, 5225, 12889, 12890, 5024, 5025]
+    assert {c['address'] for c in checks['lab3']} == {'10.0.1.11'} and {c['server'] for c in checks['lab3']} == {'lab1'}
     per_pair = sum(t['duration'] + s.TEST_OVERHEAD_S for t in tests)
     assert s.expected_duration(items) == per_pair
     assert s.expected_duration(items, parallel_pairs=False) == 2 * per_pair
