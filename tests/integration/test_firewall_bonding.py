@@ -8,7 +8,6 @@ a new SSH connection from the control node works after every run.
 """
 from __future__ import annotations
 
-
 import pytest
 
 from conftest import run_playbook
