@@ -8,7 +8,12 @@ ANSIBLE_PLAYBOOK := $(BIN)/ansible-playbook
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-LAB_NAME ?= perflab
+# netns: network-namespace hosts (fast); vm: QEMU VMs with Debian's own kernel (bonds, NetworkManager,
+# firewalld, tuned; minutes under TCG emulation; their throughput is never a result)
+LAB_KIND ?= netns
+LAB_NAME ?= $(if $(filter vm,$(LAB_KIND)),vmlab,perflab)
+LAB_SUITE ?= bookworm
+LAB_VM_LINKS ?= bridge
 LAB_HOSTS ?= 2
 LAB_MGMT_SUBNET ?= 10.213.0.0/24
 LAB_DATA_SUBNET ?= 10.213.1.0/24
@@ -16,7 +21,8 @@ LAB_MTU ?= 1500
 LAB_RATE_MBIT ?= 0
 LAB_INVENTORY ?= $(if $(filter perflab,$(LAB_NAME)),inventories/lab/hosts.yml,inventories/lab-$(LAB_NAME)/hosts.yml)
 LAB_VARS = -e lab_name=$(LAB_NAME) -e lab_hosts=$(LAB_HOSTS) -e lab_mgmt_subnet=$(LAB_MGMT_SUBNET) \
-	-e lab_data_subnet=$(LAB_DATA_SUBNET) -e lab_mtu=$(LAB_MTU) -e lab_rate_mbit=$(LAB_RATE_MBIT)
+	-e lab_data_subnet=$(LAB_DATA_SUBNET) -e lab_mtu=$(LAB_MTU) -e lab_rate_mbit=$(LAB_RATE_MBIT) \
+	-e lab_kind=$(LAB_KIND) -e lab_debian_suite=$(LAB_SUITE) -e lab_vm_links=$(LAB_VM_LINKS)
 MAIN_PLAYBOOK ?= playbooks/stock_vs_tuned.yml
 MAIN_VARS ?= -e perflab_suite=quick
 # outside the checkout: inside it, ansible-test would list files through the checkout's git
