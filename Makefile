@@ -28,7 +28,7 @@ MAIN_VARS ?= -e perflab_suite=quick
 # outside the checkout: inside it, ansible-test would list files through the checkout's git
 SANITY_ROOT := /tmp/perflab-sanity-$(shell echo $(CURDIR) | md5sum | cut -c1-8)/ansible_collections/perflab/network
 
-.PHONY: bootstrap lab lab-up lab-down lab-main test units sanity lint yamllint galaxy-check integration build install clean
+.PHONY: bootstrap lab lab-up lab-down lab-main lab-snapshot lab-revert test units sanity lint yamllint galaxy-check integration build install clean
 
 bootstrap:
 	@./scripts/bootstrap.sh
@@ -44,6 +44,12 @@ lab-up:
 
 lab-main:
 	$(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) $(MAIN_PLAYBOOK) $(MAIN_VARS)
+
+# VM labs: save the running VMs as SNAPSHOT, go back to it later (seconds instead of a boot)
+SNAPSHOT ?= base
+lab-snapshot lab-revert:
+	$(ANSIBLE_PLAYBOOK) -i inventories/controller.yml playbooks/lab_snapshot.yml $(LAB_VARS) -e lab_snapshot=$(SNAPSHOT) \
+		$(if $(filter lab-revert,$@),-e lab_state=revert)
 
 lab-down:
 	$(ANSIBLE_PLAYBOOK) -i inventories/controller.yml playbooks/lab_down.yml $(LAB_VARS)

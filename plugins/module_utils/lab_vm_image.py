@@ -15,12 +15,13 @@ __metaclass__ = type
 import fcntl
 import glob
 import hashlib
+import json
 import os
 import shutil
 import time
 
 from ansible_collections.perflab.network.plugins.module_utils.lab_base import debian_mirror
-from ansible_collections.perflab.network.plugins.module_utils.lab_spec import BASE_PACKAGES
+from ansible_collections.perflab.network.plugins.module_utils.lab_spec import BASE_PACKAGES, STATE_ROOT
 from ansible_collections.perflab.network.plugins.module_utils.lab_util import LabError, _write, run
 
 SUITES = ('bullseye', 'bookworm', 'trixie')
@@ -64,7 +65,8 @@ if [ -n "$key" ]; then
   printf '%s\n' "$key" > /root/.ssh/authorized_keys
   chmod 600 /root/.ssh/authorized_keys
 fi
-[ -e /etc/ssh/ssh_host_ed25519_key ] || ssh-keygen -A
+# ed25519 only: an RSA host key takes 20 s to make under emulation
+[ -e /etc/ssh/ssh_host_ed25519_key ] || ssh-keygen -q -t ed25519 -N '' -f /etc/ssh/ssh_host_ed25519_key
 # perflab.addr=eth1,10.0.0.1/24: the stock data address, set at run time (no
 # configuration file holds it, so any network stack may take the interface over)
 for a in $addrs; do
@@ -92,20 +94,27 @@ ExecStart=/usr/local/sbin/perflab-lab-init
 WantedBy=multi-user.target
 '''
 
+# QEMU user networking's fixed addresses: the guest, its gateway (this machine) and DNS
 INTERFACES = '''# perflab lab VM: the management link (QEMU user networking) only; the data
 # interfaces get their stock address from perflab-lab-init, at run time.
+# Static: minbase has no DHCP client, and QEMU's user network always hands out these.
 auto lo
 iface lo inet loopback
 
-allow-hotplug eth0
-iface eth0 inet dhcp
+auto eth0
+iface eth0 inet static
+    address 10.0.2.15/24
+    gateway 10.0.2.2
 source /etc/network/interfaces.d/*
 '''
+RESOLV_CONF = 'nameserver 10.0.2.3\n'
+SSHD_CONFIG = ('# perflab lab VM\nUseDNS no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n'
+               'HostKey /etc/ssh/ssh_host_ed25519_key\n')
 
 
 def image_tag(suite, packages):
     """The suite, the packages and what _customize writes: any change makes a new image."""
-    made = [LAB_INIT, LAB_INIT_UNIT, INTERFACES, IMAGE_SIZE] + VM_DISABLED_UNITS + VM_MASKED_UNITS + INITRAMFS_MODULES
+    made = [LAB_INIT, LAB_INIT_UNIT, INTERFACES, RESOLV_CONF, SSHD_CONFIG, IMAGE_SIZE] + VM_DISABLED_UNITS + VM_MASKED_UNITS + INITRAMFS_MODULES
     text = '\n'.join([suite, ','.join(sorted(packages))] + made)
     return hashlib.sha1(text.encode('utf-8')).hexdigest()[:8]
 
@@ -163,8 +172,10 @@ def _customize(root):
     os.makedirs(os.path.join(root, 'etc', 'network', 'interfaces.d'), exist_ok=True)
     _write(os.path.join(root, 'usr', 'local', 'sbin', 'perflab-lab-init'), LAB_INIT, 0o755)
     _write(os.path.join(root, 'etc', 'systemd', 'system', 'perflab-lab-init.service'), LAB_INIT_UNIT)
-    _write(os.path.join(root, 'etc', 'ssh', 'sshd_config.d', 'perflab-lab.conf'),
-           '# perflab lab VM\nUseDNS no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n')
+    _write(os.path.join(root, 'etc', 'ssh', 'sshd_config.d', 'perflab-lab.conf'), SSHD_CONFIG)
+    if os.path.islink(os.path.join(root, 'etc', 'resolv.conf')):
+        os.unlink(os.path.join(root, 'etc', 'resolv.conf'))
+    _write(os.path.join(root, 'etc', 'resolv.conf'), RESOLV_CONF)
     for f in glob.glob(os.path.join(root, 'etc', 'ssh', 'ssh_host_*')):
         os.unlink(f)  # every VM makes its own at its first boot
     # a small initramfs with just what a virtio disk needs (6.5 MB, 2 s instead of 30 MB)
@@ -228,4 +239,30 @@ def build_image(image, log):
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         log('VM image ready in %d s' % (time.time() - started))
+        pruned = prune_images(image)
+        if pruned:
+            log('removed older VM images of %s that no lab uses: %s' % (image.suite, ', '.join(pruned)))
     return True
+
+
+def images_in_use(state_root):
+    """The images that the labs under state_root were started from (their lab.json)."""
+    used = set()
+    for path in glob.glob(os.path.join(state_root, '*', 'lab.json')):
+        try:
+            with open(path) as f:
+                used.add(json.load(f).get('vm_image'))
+        except (IOError, ValueError):
+            continue
+    return used
+
+
+def prune_images(image, state_root=STATE_ROOT):
+    """Older images of the same suite (an earlier package list or layout) that no lab uses."""
+    used = images_in_use(state_root)
+    pruned = []
+    for d in sorted(glob.glob(os.path.join(image.cache_root, 'vm-%s-*' % image.suite))):
+        if d != image.dir and not d.endswith('.partial') and d not in used and os.path.isdir(d):
+            shutil.rmtree(d, ignore_errors=True)
+            pruned.append(os.path.basename(d))
+    return pruned
