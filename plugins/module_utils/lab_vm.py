@@ -105,7 +105,8 @@ def vm_pid(spec, h):
 
 
 def vm_running(spec, h):
-    return vm_pid(spec, h) is not None and port_open('127.0.0.1', h['ssh_port'], timeout=2)
+    # the banner, not the connect (QEMU's forward accepts at once); a busy TCG guest takes seconds to send it
+    return vm_pid(spec, h) is not None and port_open('127.0.0.1', h['ssh_port'], timeout=15)
 
 
 def console_tail(spec, h, lines=CONSOLE_LINES):

@@ -50,7 +50,7 @@ IPERF3_PLAY = '''
 
     - name: Keep the record
       ansible.builtin.copy:
-        content: "{{ result.record | to_json }}"
+        content: "{{ result.perflab_result | to_json }}"
         dest: "{{ record_file }}"
         mode: "0644"
       delegate_to: localhost
@@ -113,7 +113,9 @@ def iperf3(lab, plays, tmp_path, client='lab2', server_host='lab1', duration=3, 
         extra['nic'] = nic
     res = run_playbook(str(plays / 'iperf3.yml'), lab.inventory, extra)
     assert res.rc == 0, res.stdout[-4000:]
-    return json.loads(out.read_text())
+    records = json.loads(out.read_text())  # the module's records: one for this test
+    assert len(records) == 1, records
+    return records[0]
 
 
 def test_vm_hosts_are_machines_of_their_own(stock):
