@@ -70,7 +70,8 @@ options:
       - name: perflab_run_id
   baseline:
     description:
-      - Configuration label the workbook compares the others against (relative change, Welch's t-test).
+      - Configuration label the workbook compares the others against (relative change, Welch's t-test), where
+        neither O(compare) nor the stock rule gives one their own.
       - Default, the first configuration seen.
     type: str
     env:
@@ -80,6 +81,24 @@ options:
         key: baseline
     vars:
       - name: perflab_report_baseline
+  compare:
+    description:
+      - Which configuration the workbook and the text summary compare against which, as a mapping of
+        configuration labels to baseline configuration labels; any configuration against any other, several
+        baselines in one workbook (an OS study maps C(OSv) to C(Linux) and C(OSv tuned) to C(Linux tuned), read
+        as "% relative to Linux"). A configuration mapped to null, or to itself, is compared with none.
+      - A configuration the map leaves out is compared against the configuration of profile C(stock) on the same
+        hosts with the same OS (the system profiles say the profile, the OS and the hosts), where exactly one is
+        recorded; else against O(baseline).
+      - From the environment or the ini file, the mapping is given as JSON.
+    type: raw
+    env:
+      - name: PERFLAB_REPORT_COMPARE
+    ini:
+      - section: callback_perflab_results
+        key: compare
+    vars:
+      - name: perflab_report_compare
   summary:
     description: Print the text summary (a block per test, a bar per configuration) at the end.
     type: bool
@@ -148,7 +167,6 @@ seealso:
 
 import hashlib
 import os
-import re
 import shutil
 import tempfile
 import threading
@@ -156,6 +174,7 @@ import time
 
 from ansible.plugins.callback import CallbackBase
 
+from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id
 from ansible_collections.perflab.network.plugins.module_utils.report import store
 from ansible_collections.perflab.network.plugins.module_utils.report.text import format_value
@@ -169,6 +188,7 @@ OPTION_VARS = {
     'results_dir': 'perflab_results_dir',
     'run_id': 'perflab_run_id',
     'baseline': 'perflab_report_baseline',
+    'compare': 'perflab_report_compare',
     'summary': 'perflab_report_summary',
     'workbook': 'perflab_report_workbook',
     'progress': 'perflab_report_progress',
@@ -180,7 +200,8 @@ RUNNER_ARTIFACT_DIR_ENV = 'AWX_ISOLATED_DATA_DIR'
 RUNNER_ARTIFACTS_SUBDIR = 'perflab_results'
 
 RESULT_KEY = 'perflab_result'
-RUN_ID_RE = re.compile(r'^[A-Za-z0-9_.-]{1,128}$')
+# the one file name rule (run ids), as the study playbooks and benchmark_plan check it
+RUN_ID_RE = names.NAME_RE
 SYSTEM_KEY = 'perflab_system'
 PLAN_KEY = 'perflab_plan'
 # exit code of a run whose records could not all be written to the results directory
@@ -302,6 +323,7 @@ class CallbackModule(CallbackBase):
         self._written = {}          # path -> records stored by this run (ordered: dicts keep order)
         self._diverted = 0          # records the results dir refused, saved under $TMPDIR instead
         self._lost = 0              # records neither could take
+        self._reports_failed = []   # result files whose workbook could not be written
         self._checked_dirs = set()
         self._warned = set()
         self._play_serial = 0
@@ -312,17 +334,18 @@ class CallbackModule(CallbackBase):
     # -- configuration ------------------------------------------------------------
     def set_options(self, task_keys=None, var_options=None, direct=None):
         super(CallbackModule, self).set_options(task_keys=task_keys, var_options=var_options, direct=direct)
-        self.results_dir = os.path.abspath(os.path.expanduser(self.get_option('results_dir') or './results'))
+        # the one resolution of a user path: against the directory ansible-playbook was started from
+        self.results_dir = names.user_path(self.get_option('results_dir') or 'results')
         self.run_id = self.get_option('run_id') or self._record_run_id or self._default_run_id
 
     @property
     def jsonl_path(self):
         return os.path.join(self.results_dir, '%s.jsonl' % self.run_id)
 
-    def _fail_fast(self, message):
-        self._display.error('perflab.network.results: %s. Set a writable directory with '
-                            'PERFLAB_RESULTS_DIR, [callback_perflab_results] results_dir in ansible.cfg '
-                            'or -e perflab_results_dir=...; the run stops here, before any test.' % message)
+    def _fail_fast(self, message, hint=None):
+        hint = hint or ('Set a writable directory with PERFLAB_RESULTS_DIR, [callback_perflab_results] results_dir '
+                        'in ansible.cfg or -e perflab_results_dir=...')
+        self._display.error('perflab.network.results: %s. %s; the run stops here, before any test.' % (message, hint))
         # an exception raised in a callback is turned into a warning and the play goes on;
         # leaving the process is the only way to stop before an hour of tests is lost
         raise SystemExit(1)
@@ -333,6 +356,9 @@ class CallbackModule(CallbackBase):
         problem = store.check_writable(self.results_dir)
         if problem:
             self._fail_fast(problem)
+        if self.get_option('run_id') and names.name_problem('perflab_run_id', self.get_option('run_id')):
+            self._fail_fast(names.name_problem('perflab_run_id', self.get_option('run_id')),
+                            hint='Set another run id (PERFLAB_RUN_ID or -e perflab_run_id=...)')
         self._checked_dirs.add(self.results_dir)
 
     def _play_options(self, play):
@@ -408,6 +434,11 @@ class CallbackModule(CallbackBase):
             for path in list(self._written):
                 self._finish_file(path)
                 self._copy_to_runner_artifacts(path)
+            if self._reports_failed and not (self._diverted or self._lost):
+                self._display.error('perflab.network.results: the workbook of %s was not written (see above); the '
+                                    'results are safe in that file; the run is marked failed'
+                                    % ', '.join(self._reports_failed))
+                raise SystemExit(EXIT_RESULTS_NOT_SAVED)
             if self._diverted or self._lost:
                 self._display.error(
                     'perflab.network.results: %d record(s) are not in the results directory %s (%d saved to %s, '
@@ -543,11 +574,13 @@ class CallbackModule(CallbackBase):
                                 '(pip install openpyxl, then run playbooks/report.yml on %s)' % path)
         try:
             _report, result = build.build_report([path], workbook_path=workbook_path,
-                                                 baseline=self.get_option('baseline'))
-        except Exception as exc:
+                                                 baseline=self.get_option('baseline'),
+                                                 compare=self.get_option('compare'))
+        except Exception as exc:  # pylint: disable=broad-except
+            self._reports_failed.append(path)
             self._display.error('perflab.network.results: the report of %s failed (%s: %s); the results are safe '
                                 'in that file, rebuild the workbook with playbooks/report.yml'
-                                % (path, type(exc).__name__, exc))
+                                % (path, type(exc).__name__, ' '.join(str(exc).split())[:300]))
             return
         if self.get_option('summary'):
             self._display.display('\n' + result['summary'].rstrip('\n'))

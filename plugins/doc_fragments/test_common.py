@@ -87,4 +87,23 @@ options:
       - Stable id of the test in the record, as a suite names it (the benchmark role passes the plan's,
         so that a resumed run finds what is recorded). Default, the module's own id from its options.
     type: str
+  title:
+    description:
+      - The name a suite gives the test (its entry's C(title)), kept in the record; reports put it after
+        C(Test:) in the test's title, beside the parameters the tool names.
+    type: str
+  optional:
+    description:
+      - The test is optional (a suite entry's C(optional)), a test only some builds of the tool have. Where the
+        installed tool cannot run it (its help lacks it, or it refuses it) the record is V(skipped) with the tool's
+        reason instead of V(failed), and the module does not fail.
+    type: bool
+    default: false
+  link_mbps:
+    description:
+      - The speed of the link the test crosses, in Mbit/s (a shaped link's rate, or a path slower than the
+        NIC), kept in the record as C(client.link_mbps); reports show throughput as a share of it.
+      - Default, the speed the kernel reports for O(nic_interface) (C(/sys/class/net/<interface>/speed),
+        what C(ethtool) shows), when the interface is given and reports one.
+    type: float
 '''

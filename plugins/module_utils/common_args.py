@@ -12,7 +12,18 @@ import copy
 import ipaddress
 import re
 
-from ansible_collections.perflab.network.plugins.module_utils.nic import existing_interfaces, interface_exists, valid_interface_name
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
+from ansible_collections.perflab.network.plugins.module_utils.nic import valid_interface_name
+
+
+def interface_exists(name):
+    """True when this host has interface ``name`` (its OS's way: host_platform)."""
+    return host_platform.current().interface_exists(name)
+
+
+def existing_interfaces():
+    return host_platform.current().existing_interfaces()
+
 
 TEST_COMMON_ARGS = dict(
     server=dict(type='str', required=True),
@@ -30,6 +41,9 @@ TEST_COMMON_ARGS = dict(
     client_name=dict(type='str'),
     server_name=dict(type='str'),
     test_id=dict(type='str'),
+    title=dict(type='str'),
+    optional=dict(type='bool', default=False),
+    link_mbps=dict(type='float'),
 )
 
 # (field, low, high) inclusive ranges checked by validate_common
@@ -81,8 +95,11 @@ def effective_timeout(params, extra=0):
     return int(params.get('duration') or 10) + int(extra) + TIMEOUT_MARGIN_S
 
 
-def common_errors(params, default_port=None, check_interface=True):
-    """The list of problems with the common params (empty when all is well)."""
+def common_errors(params, default_port=None, check_interface=True, host=None):
+    """The list of problems with the common params (empty when all is well).
+
+    ``host``: the host the test runs on (host_platform; default this host): its interface names.
+    """
     errors = []
     for field, low, high in RANGES:
         value = params.get(field)
@@ -101,13 +118,19 @@ def common_errors(params, default_port=None, check_interface=True):
                       'got port %d with processes %d' % (port, processes))
     interface = params.get('nic_interface')
     if interface is not None:
-        if not valid_interface_name(interface):
+        if host is not None and not host.valid_interface_name(interface):
+            errors.append('nic_interface must be %s, got %r' % (host.interface_name_rule, interface))
+        elif host is None and not valid_interface_name(interface):
             errors.append('nic_interface must be an interface name (1-15 of letters, digits, "_.:@+-"), got %r'
                           % (interface,))
-        elif check_interface and not interface_exists(interface):
+        elif check_interface and not (host.interface_exists if host else interface_exists)(interface):
             errors.append('nic_interface %s does not exist on this host (it has: %s)'
-                          % (interface, ', '.join(existing_interfaces()) or 'none'))
-    for field in ('run_id', 'config', 'suite', 'client_name', 'server_name', 'test_id'):
+                          % (interface, ', '.join((host.existing_interfaces if host else existing_interfaces)())
+                             or 'none'))
+    link = params.get('link_mbps')
+    if link is not None and not 0 < link <= 10000000:
+        errors.append('link_mbps must be a link speed above 0 and at most 10000000 Mbit/s, got %s' % (link,))
+    for field in ('run_id', 'config', 'suite', 'client_name', 'server_name', 'test_id', 'title'):
         value = params.get(field)
         if value is not None and _LABEL_BAD_RE.search(value):
             errors.append('%s must not contain control characters' % field)

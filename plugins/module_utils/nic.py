@@ -51,6 +51,21 @@ def interface_mtu(name, sys_class_net=SYS_CLASS_NET):
         return None
 
 
+def interface_speed_mbps(name, sys_class_net=SYS_CLASS_NET):
+    """The link speed of ``name`` in Mbit/s as the kernel reports it (ethtool's Speed), None when unknown.
+
+    /sys/class/net/<name>/speed is -1 (or unreadable: EINVAL) for a link without a speed, e.g. down.
+    """
+    if not valid_interface_name(name):
+        return None
+    try:
+        with open(os.path.join(sys_class_net, name, 'speed')) as handle:
+            speed = int(handle.read().strip())
+    except (IOError, OSError, ValueError):
+        return None
+    return float(speed) if speed > 0 else None
+
+
 def read_counters(name, sys_class_net=SYS_CLASS_NET):
     """The four counters of ``name`` as ints."""
     values = {}
@@ -71,10 +86,11 @@ class NicSampler(object):
     Raises ValueError at construction for a missing interface.
     """
 
-    def __init__(self, interface, interval=1.0, sys_class_net=SYS_CLASS_NET):
-        if not valid_interface_name(interface):
+    def __init__(self, interface, interval=1.0, sys_class_net=SYS_CLASS_NET, check=True):
+        # check=False: a subclass with its own counters has checked the interface already
+        if check and not valid_interface_name(interface):
             raise ValueError('invalid interface name: %r' % (interface,))
-        if not os.path.isdir(os.path.join(sys_class_net, interface)):
+        if check and not os.path.isdir(os.path.join(sys_class_net, interface)):
             raise ValueError('interface %s does not exist on this host' % interface)
         if interval <= 0:
             raise ValueError('interval must be > 0')
@@ -88,9 +104,16 @@ class NicSampler(object):
         self._error = None
         self._skipped = 0
 
+    def read_counters(self):
+        """The four counters now (a subclass reads another OS's; host_platform.FreeBSDNicSampler)."""
+        return read_counters(self.interface, self.sys_class_net)
+
+    def interface_present(self):
+        return os.path.isdir(os.path.join(self.sys_class_net, self.interface))
+
     def _sample(self):
         now = time.monotonic()
-        counters = read_counters(self.interface, self.sys_class_net)
+        counters = self.read_counters()
         if self._start is None:  # t counts from the first sample: exactly 0.0 there, however busy the CPU
             self._start = now
         sample = {'t': round(now - self._start, 3)}
@@ -107,7 +130,7 @@ class NicSampler(object):
         try:
             self._sample()
         except (IOError, OSError, ValueError) as exc:
-            if not os.path.isdir(os.path.join(self.sys_class_net, self.interface)):
+            if not self.interface_present():
                 self._error = 'interface %s vanished mid-test: %s' % (self.interface, exc)
                 return False
             self._skipped += 1

@@ -15,9 +15,11 @@ __metaclass__ = type
 import json
 import re
 
-from ansible_collections.perflab.network.plugins.module_utils.units import to_mbps
+from ansible_collections.perflab.network.plugins.module_utils.units import human_bytes, to_mbps
 
 _VERSION_RE = re.compile(r'iperf\s+(\d+(?:\.\d+)+)')
+# iperf3's own error in a document cut short
+_ERROR_KEY_RE = re.compile(r'"error"\s*:\s*"([^"]{1,200})"')
 
 
 def parse_version(text):
@@ -70,57 +72,194 @@ def loads(text):
         raise ValueError('iperf3 printed no JSON')
     start = source.find('{')
     if start < 0:
-        raise ValueError('iperf3 output is not JSON: %s' % _first_line(source))
+        raise ValueError('iperf3 printed no JSON but: %s' % _first_line(source))
     try:
         document, _end = json.JSONDecoder().raw_decode(source[start:])
     except ValueError:
-        raise ValueError('iperf3 output is not valid JSON: %s' % _first_line(source))
+        # a document cut short: the run was interrupted (^C) or its output truncated
+        own = _ERROR_KEY_RE.search(source[start:])
+        raise ValueError('iperf3\'s JSON ended early: the run was interrupted or its output cut off%s'
+                         % ((' (iperf3: %s)' % own.group(1)) if own else ''))
     if not isinstance(document, dict):
         raise ValueError('iperf3 JSON is not an object')
     return document
 
 
-def _interval_sample(interval, protocol, bidir):
+# the server's interval lines in ``server_output_text`` (--get-server-output, server without -J):
+# "[  5]   0.00-1.00   sec  11.9 MBytes   100 Mbits/sec  0.337 ms  0/382 (0%)", "[SUM][RX-S] ..."
+_SERVER_LINE_RE = re.compile(
+    r'^\[\s*(?P<id>SUM|\d+)\](?:\[(?P<role>[RT]X)-[SC]\])?\s+(?P<start>\d+(?:\.\d+)?)-(?P<end>\d+(?:\.\d+)?)\s+sec\s+'
+    r'\S+\s+\S*Bytes\s+(?P<rate>\d+(?:\.\d+)?)\s+(?P<unit>\S*bits/sec)'
+    r'(?:\s+(?P<jitter>\d+(?:\.\d+)?)\s+ms\s+(?P<lost>\d+)/(?P<total>\d+)\s+\((?P<pct>[-\d.e+]+)%\))?(?P<rest>.*)$')
+
+
+def _server_json_intervals(server):
+    """The server's interval sums from ``server_output_json`` (a server run with -J), omitted ones left out."""
+    out = []
+    for interval in server.get('intervals') or []:
+        total = interval.get('sum') or {}
+        if total.get('omitted'):
+            continue
+        reverse = interval.get('sum_bidir_reverse') or {}
+        entry = {}
+        for role, section in (('tx' if total.get('sender') else 'rx', total),
+                              ('tx' if reverse.get('sender') else 'rx', reverse)):
+            if section.get('bits_per_second') is None:
+                continue
+            entry[role] = {'mbps': _mbps(section), 'seconds': _number(section, 'seconds')}
+            for key in ('jitter_ms', 'lost_packets', 'lost_percent'):
+                if not section.get('sender') and section.get(key) is not None:
+                    entry[role][key] = float(section[key])
+        out.append(entry)
+    return out
+
+
+def _server_text_intervals(text):
+    """The server's interval rates from ``server_output_text``: [{'rx'|'tx': {mbps, seconds, ...}}].
+
+    The SUM lines when the server printed them (several streams), else the one stream's;
+    omitted intervals and the end summary (lines ending in sender/receiver) are left out.
+    iperf3 rounds these figures to three significant digits.
+    """
+    rows = {}
+    order = []
+    for line in (text or '').splitlines():
+        match = _SERVER_LINE_RE.match(line.strip())
+        if not match:
+            continue
+        rest = match.group('rest').strip()
+        if '(omitted)' in rest or rest.endswith('sender') or rest.endswith('receiver'):
+            continue
+        key = (match.group('start'), match.group('end'))
+        if key not in rows:
+            rows[key] = {}
+            order.append(key)
+        role = (match.group('role') or '').lower() or None
+        value = {'mbps': round(to_mbps(float(match.group('rate')), match.group('unit')), 6),
+                 'seconds': float(match.group('end')) - float(match.group('start'))}
+        if match.group('jitter') is not None:
+            value.update(jitter_ms=float(match.group('jitter')), lost_packets=float(match.group('lost')),
+                         lost_percent=float(match.group('pct')))
+        slot = rows[key].setdefault(role, {'sum': None, 'streams': []})
+        if match.group('id') == 'SUM':
+            slot['sum'] = value
+        else:
+            slot['streams'].append(value)
+    out = []
+    for key in order:
+        entry = {}
+        for role, slot in rows[key].items():
+            if slot['sum'] is None and len(slot['streams']) != 1:
+                continue    # several streams but no SUM line: not this server's format
+            entry[role] = slot['sum'] or slot['streams'][0]
+        out.append(entry)
+    return out
+
+
+def server_intervals(document):
+    """The server's side of each interval (--get-server-output), [] without it.
+
+    Entries map ``rx`` (what the server received) and ``tx`` (what it sent) to
+    ``{mbps, seconds[, jitter_ms, lost_packets, lost_percent]}``; a server without
+    -J (bench_server's) returns its text output, whose roles are read from the
+    client's direction: a forward test's server only receives, a reverse one only sends.
+    """
+    if isinstance(document.get('server_output_json'), dict):
+        return _server_json_intervals(document['server_output_json'])
+    return _server_text_intervals(document.get('server_output_text'))
+
+
+def _role(entry, role):
+    """The server's ``role`` side of an interval; a line without a role is its only side."""
+    if not entry:
+        return None
+    return entry.get(role) or entry.get(None)
+
+
+def _interval_sample(interval, protocol, reverse, bidir, server):
+    """One interval, each side named: ``throughput_sent_mbps`` the sender's rate, ``throughput_received_mbps``
+    the receiver's and ``throughput_mbps`` the receiver's (the end metric's side), where iperf3 printed it.
+
+    The client's own sums are its side (the sender in a forward test, the receiver with -R);
+    ``server`` (None without --get-server-output) gives the other. Bidirectional: the end
+    metrics' naming, ``throughput_sent_mbps`` client -> server and ``throughput_received_mbps``
+    server -> client, each as its receiver got it, and ``throughput_mbps`` their sum.
+    """
     total = interval.get('sum') or {}
     sample = {'t': round(float(total.get('end', 0.0)), 3)}
-    mbps = _mbps(total)
+    mine = _mbps(total)
     if bidir:
-        reverse = interval.get('sum_bidir_reverse') or {}
-        back = _mbps(reverse)
-        sample['throughput_sent_mbps'] = mbps
-        sample['throughput_received_mbps'] = back
-        sample['throughput_mbps'] = round((mbps or 0.0) + (back or 0.0), 6)
-        retrans = [s.get('retransmits') for s in (total, reverse) if s.get('retransmits') is not None]
-        if retrans:
+        reverse_sum = interval.get('sum_bidir_reverse') or {}
+        back = _mbps(reverse_sum)
+        there = _role(server, 'rx')
+        forward = there['mbps'] if there else None
+        if forward is not None:
+            sample['throughput_sent_mbps'] = forward
+        if back is not None:
+            sample['throughput_received_mbps'] = back
+        if forward is not None and back is not None:
+            sample['throughput_mbps'] = round(forward + back, 6)
+        retrans = [s.get('retransmits') for s in (total, reverse_sum) if s.get('retransmits') is not None]
+        if protocol == 'TCP' and retrans:
             sample['retransmits'] = float(sum(retrans))
         return sample
-    sample['throughput_mbps'] = mbps
+    other = _role(server, 'tx' if reverse else 'rx')
+    if reverse:
+        # the client receives: its sums are the receiver's
+        sample['throughput_mbps'] = mine
+        sample['throughput_received_mbps'] = mine
+        if other:
+            sample['throughput_sent_mbps'] = other['mbps']
+    else:
+        sample['throughput_sent_mbps'] = mine
+        if other:
+            sample['throughput_received_mbps'] = other['mbps']
+            sample['throughput_mbps'] = other['mbps']
     if protocol == 'TCP' and total.get('retransmits') is not None:
         sample['retransmits'] = float(total['retransmits'])
     if protocol == 'UDP':
-        # Only the receiving side knows jitter and loss (the client with -R).
-        if total.get('sender') is False:
-            for key in ('jitter_ms', 'lost_packets', 'lost_percent'):
-                if total.get(key) is not None:
-                    sample[key] = float(total[key])
+        # Only the receiving side knows jitter and loss (the client with -R, else the server).
+        receiving = total if total.get('sender') is False else (other or {})
+        for key in ('jitter_ms', 'lost_packets', 'lost_percent'):
+            if receiving.get(key) is not None:
+                sample[key] = float(receiving[key])
         if total.get('packets') is not None:
             sample['packets'] = float(total['packets'])
     return sample
 
 
-def _intervals(document, protocol, bidir):
+def _intervals(document, protocol, reverse, bidir):
     samples = []
-    for interval in document.get('intervals') or []:
-        total = interval.get('sum') or {}
-        if total.get('omitted'):
-            continue
-        samples.append(_interval_sample(interval, protocol, bidir))
+    server = server_intervals(document)
+    kept = [interval for interval in document.get('intervals') or [] if not (interval.get('sum') or {}).get('omitted')]
+    for index, interval in enumerate(kept):
+        samples.append(_interval_sample(interval, protocol, reverse, bidir,
+                                        server[index] if index < len(server) else None))
     return samples
 
 
-def _udp_metrics(end, metrics):
+def _udp_metrics(end, metrics, bidir):
     received = end.get('sum_received')
     sent = end.get('sum_sent')
+    if bidir and received is not None:
+        # both directions, each as its receiver got it (like TCP's --bidir)
+        back = end.get('sum_received_bidir_reverse') or {}
+        forward, backward = _mbps(received), _mbps(back)
+        metrics['throughput_sent_mbps'] = forward
+        metrics['throughput_received_mbps'] = backward
+        if forward is not None and backward is not None:
+            metrics['throughput_mbps'] = round(forward + backward, 6)
+        lost = [_number(s, 'lost_packets') for s in (received, back)]
+        packets = [_number(s, 'packets') for s in (received, back)]
+        if None not in lost and None not in packets:
+            metrics['lost_packets'] = sum(lost)
+            metrics['packets'] = sum(packets)
+            if sum(packets) > 0:
+                metrics['lost_percent'] = round(100.0 * sum(lost) / sum(packets), 6)
+        jitters = [value for value in (_number(received, 'jitter_ms'), _number(back, 'jitter_ms')) if value is not None]
+        if jitters:
+            metrics['jitter_ms'] = sum(jitters) / len(jitters)
+        return
     if received is not None:
         metrics['throughput_mbps'] = _mbps(received)
         metrics['throughput_received_mbps'] = _mbps(received)
@@ -167,13 +306,49 @@ def _tcp_metrics(end, metrics, bidir):
     metrics['retransmits'] = _number(sent, 'retransmits')
 
 
+def _mss(start, protocol):
+    """The TCP MSS the test ran with: ``tcp_mss`` (-M) or else ``tcp_mss_default`` (the client's socket)."""
+    if protocol != 'TCP':
+        return None
+    for key in ('tcp_mss', 'tcp_mss_default'):
+        value = start.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return float(value)
+    return None
+
+
+def zero_received_error(end, reverse, bidir):
+    """"the server received 0 bytes of 2.5 MB sent" when a direction moved no data, else None."""
+    pairs = [('sum_sent', 'sum_received', 'client', 'server')]
+    if bidir:
+        pairs.append(('sum_sent_bidir_reverse', 'sum_received_bidir_reverse', 'server', 'client'))
+    problems = []
+    for sent_key, received_key, sender, receiver in pairs:
+        if reverse and not bidir:
+            sender, receiver = receiver, sender
+        sent, received = end.get(sent_key), end.get(received_key)
+        if not isinstance(received, dict) or received.get('bytes') is None:
+            continue
+        if received['bytes'] <= 0:
+            sent_bytes = (sent or {}).get('bytes')
+            problems.append('the %s received 0 bytes of %s sent by the %s' % (
+                receiver, human_bytes(sent_bytes) if sent_bytes is not None else 'what was', sender))
+    if not problems and not end.get('sum_received') and isinstance(end.get('sum'), dict):
+        # before 3.11 (end.sum only): every datagram lost
+        total = end['sum']
+        if (_number(total, 'lost_percent') or 0.0) >= 100.0 or (total.get('bytes') == 0):
+            problems.append('the receiver got none of the %s sent' % human_bytes(total.get('bytes') or 0))
+    return '; '.join(problems) or None
+
+
 def parse(text):
     """Parse iperf3 ``-J`` stdout.
 
     Returns ``{version, error, protocol, num_streams, reverse, bidir, omit,
     duration, metrics: {name: value}, intervals: [...], congestion}``;
     ``metrics`` leaves out what the output lacks. ``error`` is the tool's own
-    error text (or a parse problem) and is None on success.
+    error text (or what went wrong, in iperf3's terms) and is None on success.
+    A throughput test whose receiver got 0 bytes is an error.
     """
     result = {
         'version': '', 'error': None, 'protocol': None, 'num_streams': None,
@@ -191,10 +366,11 @@ def parse(text):
     result['version'] = parse_version(start.get('version', ''))
     protocol = (test_start.get('protocol') or '').upper() or None
     bidir = bool(test_start.get('bidir')) or 'sum_sent_bidir_reverse' in end
+    reverse = bool(test_start.get('reverse')) if 'reverse' in test_start else None
     result.update({
         'protocol': protocol,
         'num_streams': test_start.get('num_streams'),
-        'reverse': bool(test_start.get('reverse')) if 'reverse' in test_start else None,
+        'reverse': reverse,
         'bidir': bidir,
         'omit': test_start.get('omit'),
         'duration': test_start.get('duration'),
@@ -208,17 +384,26 @@ def parse(text):
 
     metrics = {}
     if protocol == 'UDP':
-        _udp_metrics(end, metrics)
+        _udp_metrics(end, metrics, bidir)
     elif protocol == 'TCP':
         _tcp_metrics(end, metrics, bidir)
-    else:
-        result['error'] = 'iperf3 JSON has no test_start.protocol (protocol %r)' % (protocol,)
+    elif not test_start:
+        result['error'] = ('iperf3 printed no test parameters (start.test_start): the test never started '
+                           '(the server refused the connection or the output ended early)')
         return result
+    else:
+        result['error'] = 'iperf3 ran a protocol the collection does not read (%s)' % (protocol or 'none given')
+        return result
+    metrics['mss_bytes'] = _mss(start, protocol)
     cpu = end.get('cpu_utilization_percent') or {}
     metrics['cpu_local_pct'] = _number(cpu, 'host_total')
     metrics['cpu_remote_pct'] = _number(cpu, 'remote_total')
     result['metrics'] = dict((name, value) for name, value in metrics.items() if value is not None)
-    result['intervals'] = _intervals(document, protocol, bidir)
+    result['intervals'] = _intervals(document, protocol, bool(reverse), bidir)
     if 'throughput_mbps' not in result['metrics']:
-        result['error'] = 'iperf3 JSON has no end sums (the test did not complete)'
+        result['error'] = 'iperf3 printed no end sums: the test did not complete (the output ended early)'
+        return result
+    zero = zero_received_error(end, bool(reverse), bidir)
+    if zero:
+        result['error'] = zero
     return result

@@ -45,7 +45,7 @@ STREAM_SELECTORS = (
     'LOCAL_BYTES_SENT', 'LOCAL_BYTES_RECVD', 'REMOTE_BYTES_SENT', 'REMOTE_BYTES_RECVD',
     'LOCAL_CPU_UTIL', 'REMOTE_CPU_UTIL', 'LOCAL_TRANSPORT_RETRANS', 'REMOTE_TRANSPORT_RETRANS',
     'CONFIDENCE_ITERATION', 'THROUGHPUT_CONFID',
-    'LOCAL_SEND_SIZE', 'REMOTE_RECV_SIZE', 'LSS_SIZE_END', 'RSR_SIZE_END',
+    'LOCAL_SEND_SIZE', 'REMOTE_RECV_SIZE', 'LSS_SIZE_END', 'RSR_SIZE_END', 'TRANSPORT_MSS',
 )
 # Any *_LATENCY selector turns on netperf's per-transaction histogram (-j):
 # only request/response tests ask for them.
@@ -54,7 +54,7 @@ RR_SELECTORS = (
     'TRANSACTION_RATE', 'RT_LATENCY', 'MEAN_LATENCY', 'P50_LATENCY', 'P90_LATENCY', 'P99_LATENCY',
     'STDDEV_LATENCY', 'MIN_LATENCY', 'MAX_LATENCY',
     'LOCAL_CPU_UTIL', 'REMOTE_CPU_UTIL', 'LOCAL_TRANSPORT_RETRANS', 'REMOTE_TRANSPORT_RETRANS',
-    'CONFIDENCE_ITERATION', 'THROUGHPUT_CONFID', 'REQUEST_SIZE', 'RESPONSE_SIZE',
+    'CONFIDENCE_ITERATION', 'THROUGHPUT_CONFID', 'REQUEST_SIZE', 'RESPONSE_SIZE', 'TRANSPORT_MSS',
 )
 
 # Column names netperf 2.7.0 prints with -P 1 (seen in the fixtures) -> selector
@@ -93,6 +93,7 @@ HEADER_TO_SELECTOR = {
     'Remote Recv Socket Size Final': 'RSR_SIZE_END',
     'Request Size Bytes': 'REQUEST_SIZE',
     'Response Size Bytes': 'RESPONSE_SIZE',
+    'Transport MSS bytes': 'TRANSPORT_MSS',
 }
 
 _VERSION_RE = re.compile(r'Netperf version (\S+)', re.IGNORECASE)
@@ -158,17 +159,24 @@ def parse_omni(text, selectors=None):
     result = None
     result_index = None
     want = len(selectors) if selectors else None
+    mismatched = None
     for index in range(len(rows) - 1, -1, -1):
         line, fields = rows[index]
         if not fields or not _is_number(fields[0]):
             continue
         if want is not None and len(fields) != want:
+            if mismatched is None and len(fields) > 4 and not _is_interim(fields):
+                mismatched = len(fields)
             continue
         if want is None and index == 0:
             continue
         result, result_index = fields, index
         break
     if result is None:
+        if mismatched is not None and want is not None:
+            raise ValueError('netperf printed a result line of %d columns, but %d selectors were asked for: '
+                             'the columns do not match the selectors (output of another -o list?)'
+                             % (mismatched, len(selectors)))
         raise ValueError('netperf printed no result line')
     # the header (-P 1) is the line just above the result
     if result_index > 0:
@@ -204,7 +212,7 @@ def _rate(values, selector):
     unit = values.get('THROUGHPUT_UNITS')
     if value is None or not isinstance(unit, str):
         return None
-    return units.to_mbps(value, unit)
+    return units.netperf_to_mbps(value, unit)
 
 
 def metrics_from_values(test, values):
@@ -222,7 +230,7 @@ def metrics_from_values(test, values):
     throughput = _measured(values.get('THROUGHPUT'))
     if kind == 'stream':
         if throughput is not None:
-            metrics['throughput_mbps'] = units.to_mbps(throughput, unit)
+            metrics['throughput_mbps'] = units.netperf_to_mbps(throughput, unit)
         if test == 'tcp_maerts':
             sent, received = 'REMOTE_SEND_THROUGHPUT', 'LOCAL_RECV_THROUGHPUT'
         else:
@@ -248,6 +256,9 @@ def metrics_from_values(test, values):
             value = _measured(values.get(selector))
             if value is not None:
                 metrics[metric] = units.to_us(value, 'us')
+    mss = _measured(values.get('TRANSPORT_MSS'))
+    if protocol == 'tcp' and mss:
+        metrics['mss_bytes'] = mss
     for metric, selector in (('cpu_local_pct', 'LOCAL_CPU_UTIL'), ('cpu_remote_pct', 'REMOTE_CPU_UTIL')):
         value = _measured(values.get(selector))
         if value is not None:
@@ -282,7 +293,7 @@ def interval_samples(test, interim):
         if kind == 'rr':
             value = sample['value']
         else:
-            value = units.to_mbps(sample['value'], sample['units'])
+            value = units.netperf_to_mbps(sample['value'], sample['units'])
         samples.append({'t': round(sample['timestamp'] - start, 3), metric: value})
     return samples
 

@@ -9,7 +9,9 @@ In client/server mode nuttcp reports from the receiver's point of view, so
 ``rate_Mbps`` is what the receiver got. Final line (6.1.2):
 ``megabytes=5092.3990 real_seconds=2.00 rate_Mbps=21358.0123 tx_cpu=21 rx_cpu=71 retrans=0 rtt_ms=0.07``;
 interval lines (``-i``) use ``real_sec`` (the interval's length); UDP adds
-``drop= pkt= data_loss=`` (data_loss in percent). Errors go to stderr with exit 1.
+``drop= pkt= data_loss=`` (data_loss in percent). nuttcp 8 adds ``cwnd=`` (and
+``retrans=`` with several streams), and with ``-j`` (UDP) ``msmaxjitter=``.
+Errors go to stderr with exit 1.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -19,7 +21,10 @@ import re
 
 _PAIR_RE = re.compile(r'([A-Za-z_][A-Za-z0-9_-]*)=(\S+)')
 _VERSION_RE = re.compile(r'(?:nuttcp-|\bv)(\d+\.\d+(?:\.\d+)*)')
-_JITTER_KEYS = ('jitter_ms', 'jitter_avg_ms', 'avg_jitter_ms', 'msavgjitter')
+# nuttcp 8 with -j (tests/unit/fixtures/nuttcp/8.2.2): -fparse prints msmaxjitter= on the result and
+# interval lines; with -v the receiver's line also has msminjitter= msavgjitter=. No other jitter key exists.
+_JITTER_KEYS = ('msavgjitter',)
+_MAX_JITTER_KEYS = ('msmaxjitter',)
 
 
 def parse_version(text):
@@ -72,6 +77,10 @@ def _common_metrics(pairs, transmit):
         if isinstance(pairs.get(key), float):
             metrics['jitter_ms'] = pairs[key]
             break
+    for key in _MAX_JITTER_KEYS:
+        if isinstance(pairs.get(key), float):
+            metrics['jitter_max_ms'] = pairs[key]
+            break
     # the client's own CPU is the transmitter's with -t, the receiver's with -r
     local, remote = ('tx_cpu', 'rx_cpu') if transmit else ('rx_cpu', 'tx_cpu')
     if local in pairs:
@@ -115,8 +124,13 @@ def parse(stdout, stderr='', rc=0, transmit=True):
         result['error'] = error or 'nuttcp exited with code %s' % rc
         return result
     result['metrics'] = _common_metrics(final, transmit)
-    used = ('rate_Mbps', 'retrans', 'drop', 'pkt', 'data_loss', 'tx_cpu', 'rx_cpu') + _JITTER_KEYS
+    used = ('rate_Mbps', 'retrans', 'drop', 'pkt', 'data_loss', 'tx_cpu', 'rx_cpu') + _JITTER_KEYS + _MAX_JITTER_KEYS
     result['extra'] = dict((k, v) for k, v in final.items() if k not in used and isinstance(v, float))
     if 'throughput_mbps' not in result['metrics']:
         result['error'] = 'nuttcp result line has no rate_Mbps'
+    elif final.get('megabytes') == 0.0 or result['metrics']['throughput_mbps'] <= 0:
+        receiver = 'server' if transmit else 'client'
+        sent = (' of %d datagrams sent' % final['pkt']) if isinstance(final.get('pkt'), float) and final['pkt'] else ''
+        result['error'] = 'the %s received 0 bytes%s (nuttcp: megabytes=%s rate_Mbps=%s)' % (
+            receiver, sent, final.get('megabytes'), final.get('rate_Mbps'))
     return result

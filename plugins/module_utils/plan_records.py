@@ -42,7 +42,7 @@ def planned_record(item, status, reason, run_id=None, suite_name=None):
                   suite=suite_name or item.get('suite'), repetition=item['repetition'],
                   parallel=item['parallel'], duration=item['duration'], client_name=item['client'],
                   server_name=item['server'], server=item['server_address'], bind=item['client_address'],
-                  nic_interface=item.get('client_interface'))
+                  nic_interface=item.get('client_interface'), title=item.get('title'))
     # built on the controller: no host facts (MTU) of the controller end up in it
     rec = records.new_record(params, item['tool'], test, protocol, direction, item['test_id'],
                              options=tool.given_options(test_params), parallel=tool.effective_parallel(test_params),

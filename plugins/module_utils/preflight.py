@@ -14,6 +14,8 @@ ports something else holds.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import ipaddress
+import json
 import os
 import re
 
@@ -128,3 +130,66 @@ def taken_ports(servers, listening):
 def unreachable(addresses, results):
     """The addresses whose ping (``results``: ProcessResults in the same order) did not answer."""
     return [address for address, result in zip(addresses, results) if result.rc != 0]
+
+
+# -- the data path: this host's data address on its data interface, the peers' addresses routed over it
+ADDR_ARGV = ['ip', '-j', 'address', 'show']
+
+
+def route_argv(address):
+    return ['ip', '-j', 'route', 'get', address]
+
+
+def parse_addresses(text):
+    """``ip -j address show`` -> {address: interface}."""
+    try:
+        links = json.loads(text or '[]')
+    except ValueError:
+        return {}
+    out = {}
+    for link in links if isinstance(links, list) else []:
+        for info in link.get('addr_info') or []:
+            if info.get('local'):
+                out[info['local']] = link.get('ifname')
+    return out
+
+
+def parse_route_dev(text):
+    """``ip -j route get ADDRESS`` -> the interface it leaves by ('' when unknown)."""
+    try:
+        routes = json.loads(text or '[]')
+    except ValueError:
+        return ''
+    return (routes[0].get('dev') or '') if isinstance(routes, list) and routes else ''
+
+
+def _is_loopback(address):
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def path_problems(data_address, data_interface, local, peers, route_devs):
+    """What is wrong with this host's data path (pure).
+
+    ``local``: {address: interface} of this host; ``peers``: the servers' data addresses this host
+    (as a client) tests against; ``route_devs``: the interface each of them routes over, same order.
+    """
+    problems = []
+    if data_address:
+        if _is_loopback(data_address):
+            problems.append('perflab_data_address %s is a loopback address' % data_address)
+        elif data_address not in local:
+            problems.append('perflab_data_address %s is not an address of this host (it has %s)'
+                            % (data_address, ', '.join(sorted(local)) or 'none'))
+        elif data_interface and local[data_address] != data_interface:
+            problems.append('perflab_data_address %s is on %s, not on perflab_data_interface %s'
+                            % (data_address, local[data_address], data_interface))
+    for peer, dev in zip(peers, route_devs):
+        if _is_loopback(peer) or peer in local:
+            problems.append('the server data address %s is an address of this host itself' % peer)
+        elif data_interface and dev and dev != data_interface:
+            problems.append('the server data address %s routes over %s, not over perflab_data_interface %s'
+                            % (peer, dev, data_interface))
+    return problems

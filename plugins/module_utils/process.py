@@ -342,20 +342,25 @@ def group_members(pgid):
     return members
 
 
-def kill_group(pgid, grace=KILL_GRACE_S):
-    """SIGTERM the group, SIGKILL what is left after ``grace`` s; True when none is left."""
-    if not group_members(pgid):
+def kill_group(pgid, grace=KILL_GRACE_S, members=None):
+    """SIGTERM the group, SIGKILL what is left after ``grace`` s; True when none is left.
+
+    ``members(pgid)``: the group's live pids (default group_members, Linux /proc; host_platform
+    passes FreeBSD's).
+    """
+    alive = members or group_members
+    if not alive(pgid):
         return True
     signal_group(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        if not group_members(pgid):
+        if not alive(pgid):
             return True
         time.sleep(0.05)
     signal_group(pgid, signal.SIGKILL)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        if not group_members(pgid):
+        if not alive(pgid):
             return True
         time.sleep(0.05)
     return False
@@ -453,3 +458,27 @@ def same_network_namespace(pid):
         return os.readlink('/proc/%d/ns/net' % pid) == os.readlink('/proc/self/ns/net')
     except OSError:
         return False
+
+
+# the mark bench_server puts in each test server's environment; a server's children (netserver forks one per
+# test) inherit it, so a process that carries it is provably one of ours even without a pidfile
+SERVER_MARK = 'PERFLAB_SERVER'
+
+
+def marked_processes(mark=SERVER_MARK, proc='/proc'):
+    """[(pid, value of the mark)] of the processes of our network namespace whose environment has ``mark``."""
+    found = []
+    needle = mark.encode('ascii') + b'='
+    for name in os.listdir(proc):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(os.path.join(proc, name, 'environ'), 'rb') as handle:
+                environ = handle.read()
+        except (IOError, OSError):
+            continue
+        for entry in environ.split(b'\0'):
+            if entry.startswith(needle) and same_network_namespace(int(name)):
+                found.append((int(name), entry[len(needle):].decode('utf-8', 'replace')))
+                break
+    return sorted(found)

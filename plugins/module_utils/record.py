@@ -36,6 +36,7 @@ METRICS = {
     'throughput_received_mbps': ('Mbit/s', True, 'sum'),
     'retransmits': ('count', False, 'sum'),
     'jitter_ms': ('ms', False, 'mean'),
+    'jitter_max_ms': ('ms', False, 'max'),
     'lost_percent': ('%', False, 'loss'),
     'lost_packets': ('count', False, 'sum'),
     'packets': ('count', True, 'sum'),
@@ -67,23 +68,28 @@ def new_run_id(timestamp=None):
     return '%s-%s' % (stamp, binascii.hexlify(os.urandom(2)).decode('ascii'))
 
 
-def _host_side(name, address, interface, mtu=None):
-    return {
+def _host_side(name, address, interface, mtu=None, link_mbps=None):
+    side = {
         'name': name,
         'address': address,
         'interface': interface,
         'mtu': int(mtu) if mtu is not None else None,
     }
+    if link_mbps is not None:
+        side['link_mbps'] = float(link_mbps)
+    return side
 
 
 def new_record(params, tool, test, protocol, direction, test_id, options=None, tool_version='', client_mtu=None,
-               server_mtu=None, parallel=None, notes=None):
+               server_mtu=None, parallel=None, notes=None, client_speed=None):
     """A fresh record with identity / what / where filled from the module's common params.
 
     ``params`` is the module's ``params`` (TEST_COMMON_ARGS keys; missing keys are fine).
     ``parallel``: the streams/threads the tool really runs (the tool's ``effective_parallel``),
     when it differs from what ``params`` asked; ``notes``: what the record must say beside its
-    values (an option the tool ignored, a server that hit its limit).
+    values (an option the tool ignored, a server that hit its limit); ``client_speed``: the Mbit/s the
+    kernel reports for the client's interface, used as ``client.link_mbps`` unless ``params`` give
+    ``link_mbps`` (a shaped link, a slower path).
     ``options`` are the module's test options as given (copied). No I/O: host facts
     such as the interfaces' MTU are passed in (the runner reads them on the host that
     runs the test; a record built on the controller for a skipped test has none).
@@ -101,6 +107,8 @@ def new_record(params, tool, test, protocol, direction, test_id, options=None, t
         'suite': params.get('suite') or 'adhoc',
         # a suite's id (passed by the benchmark role) wins over the module's own
         'test_id': params.get('test_id') or test_id,
+        # a suite's name of the test (reports title it so), None without one
+        'title': params.get('title') or None,
         'repetition': int(params.get('repetition') or 1),
         'started_at': None,
         'ended_at': None,
@@ -115,7 +123,8 @@ def new_record(params, tool, test, protocol, direction, test_id, options=None, t
         'command': [],
         'commands': [],
         'client': _host_side(params.get('client_name') or socket.gethostname(),
-                             params.get('bind'), params.get('nic_interface'), client_mtu),
+                             params.get('bind'), params.get('nic_interface'), client_mtu,
+                             params.get('link_mbps') or client_speed),
         'server': _host_side(params.get('server_name') or params.get('server'),
                              params.get('server'), None, server_mtu),
         'metrics': {},
@@ -188,6 +197,38 @@ def add_nic(record, nic_result, metrics=True):
         add_metric(record, 'nic_tx_mbps', nic_result.get('tx_mbps'))
 
 
+# Wrong path: the data interface's NIC counters (sampled during the test, over the seconds the tool
+# measured) must account for at least this share of the throughput the tool measured, in the test's
+# direction (the client sends: tx; receives: rx; both: rx + tx). Headers make the counters read higher,
+# never lower; a test that ran over another interface (the management link) shows next to nothing.
+# Half, not more: the counters' window (the tool's own seconds, ending when it exits) can miss the
+# start of a short test (seen down to 68% with iperf2 on the lab), while a wrong path shows ~0%.
+NIC_ACCOUNT_MIN = 0.5
+# below this the tool measured too little for the counters to tell (an idle link's chatter)
+NIC_ACCOUNT_FLOOR_MBPS = 1.0
+
+
+def nic_accounting_problem(record):
+    """Why the record's NIC counters do not account for its measured throughput, or None (also when there
+    is nothing to compare: no NIC samples, a primary metric that is not a throughput)."""
+    primary = record.get('primary')
+    nic = record.get('nic') or {}
+    if not primary or primary.startswith('nic_') or METRICS.get(primary, ('',))[0] != 'Mbit/s':
+        return None
+    measured = (record.get('metrics', {}).get(primary) or {}).get('value')
+    rx, tx = nic.get('rx_mbps'), nic.get('tx_mbps')
+    if not isinstance(measured, (int, float)) or rx is None or tx is None or measured < NIC_ACCOUNT_FLOOR_MBPS:
+        return None
+    counted, side = {'client_to_server': (tx, 'sent'), 'server_to_client': (rx, 'received')}.get(
+        record.get('direction'), (rx + tx, 'sent and received'))
+    if counted >= measured * NIC_ACCOUNT_MIN:
+        return None
+    return ('the data interface %s %s %.1f Mbit/s while %s measured %.1f Mbit/s (its counters must account for at '
+            'least %d%%): the measured traffic did not cross the data interface (a wrong path? check '
+            'perflab_data_address and perflab_data_interface)' % (nic.get('interface'), side, counted, record.get('tool'),
+                                                                  measured, int(NIC_ACCOUNT_MIN * 100)))
+
+
 def add_process(record, port, metrics, status='ok', error=None):
     """Append one client process' sub result (``metrics`` as name -> {value, unit, higher_is_better})."""
     if record['processes'] is None:
@@ -205,6 +246,22 @@ def bound_raw(text, limit=RAW_LIMIT):
     head = keep // 2
     tail = keep - head
     return text[:head] + marker + (text[-tail:] if tail else '')
+
+
+# primary metrics for which 0 means the test moved nothing (not a slow result)
+ZERO_IS_FAILURE = ('throughput_mbps', 'transactions_per_s', 'connections_per_s', 'packets_per_s')
+
+
+def nothing_measured_error(record):
+    """Why a record whose primary rate is 0 (or less) failed, None otherwise."""
+    name = record.get('primary')
+    metric = (record.get('metrics') or {}).get(name)
+    if name not in ZERO_IS_FAILURE or not isinstance(metric, dict) or metric.get('value') is None:
+        return None
+    if metric['value'] > 0:
+        return None
+    return '%s measured %s = 0 %s: nothing reached the receiver' % (
+        record.get('tool') or 'the tool', name, metric.get('unit') or '')
 
 
 def finish_record(record, proc, status, error=None, raw=''):
@@ -231,6 +288,11 @@ def finish_record(record, proc, status, error=None, raw=''):
     if status == 'ok' and (not record['primary'] or record['primary'] not in record['metrics']):
         status = 'failed'
         error = error or 'the tool output has no %s' % (record['primary'] or 'primary metric')
+    nothing = nothing_measured_error(record)
+    if status == 'ok' and nothing:
+        # a rate of 0 is no result (every tool: iperf3, nuttcp, ethr, iperf2 print 0 and exit 0)
+        status, error = 'failed', nothing
+        record['metrics'] = {}
     if status != 'ok' and not error:
         error = 'failed' if status == 'failed' else 'skipped'
     record['status'] = status

@@ -17,16 +17,16 @@ __metaclass__ = type
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
-from ansible_collections.perflab.network.plugins.module_utils.nic import NicSampler, interface_mtu
 
 VERSION_TIMEOUT_S = 10
 
 
-def find_executable(module, tool, path=None):
+def find_executable(module, tool, path=None, host=None):
     """The client executable (``<tool>_path``, else PATH and the usual directories), or fail the module."""
-    executable = process.which(path or tool.client_executable)
+    executable = (host.which if host else process.which)(path or tool.client_executable)
     if not executable:
         if path:
             module.fail_json(msg='%s_path %s is not an executable file' % (tool.name, path))
@@ -34,17 +34,17 @@ def find_executable(module, tool, path=None):
     return executable
 
 
-def validate(module, tool, params):
+def validate(module, tool, params, host=None):
     """Fail the module with every problem of the common and the tool's parameters, in one message."""
-    errors = common_args.common_errors(params, default_port=tool.default_port) + tool.errors(params)
+    errors = common_args.common_errors(params, default_port=tool.default_port, host=host) + tool.errors(params)
     if errors:
         module.fail_json(msg='; '.join(errors))
 
 
-def _run_all(argvs, timeout):
+def _run_all(argvs, timeout, host=None):
     if len(argvs) == 1:
-        return [process.run(argvs[0], timeout)]
-    return process.run_many(argvs, timeout)
+        return [(host.run if host else process.run)(argvs[0], timeout)]
+    return (host.run_many if host else process.run_many)(argvs, timeout)
 
 
 def parse_process(tool, params, proc, timeout, context):
@@ -68,44 +68,49 @@ def measured_seconds(parsed, params):
     return float(params.get('duration') or 0) or None
 
 
-def run_test(module, tool, params, result_key='perflab_result'):
+def run_test(module, tool, params, result_key='perflab_result', host=None):
     """Run one test of ``tool`` with ``params`` (validated); exits the module with its record.
 
     ``result_key``: where the record goes in the module's result (``perflab_result`` is what the
     results callback stores; bench_test's ``hold`` returns it as ``perflab_held`` for bench_record).
+    ``host``: where the processes run and the NIC is read (host_platform; default this host, the
+    Windows action plugins pass host_windows.WindowsHost).
     """
-    validate(module, tool, params)
-    executable = find_executable(module, tool, params.get('%s_path' % tool.name))
-    about = process.run(tool.version_argv(executable), timeout=VERSION_TIMEOUT_S)
+    validate(module, tool, params, host)
+    executable = find_executable(module, tool, params.get('%s_path' % tool.name), host)
+    about = (host.run if host else process.run)(tool.version_argv(executable), timeout=VERSION_TIMEOUT_S)
     help_text = about.stdout + about.stderr
     version = tool.parse_version(help_text)
     problem = tool.check_version(params, version, help_text)
-    if problem:
+    if problem and not params.get('optional'):
         module.fail_json(msg=problem)
 
     test, protocol, direction = tool.record_test(params)
     processes = params.get('processes') or 1
     argvs = [tool.client_argv(params, executable, index) for index in range(processes)]
     interface = params.get('nic_interface')
+    nic_host = host or host_platform.current()   # the OS's NIC counters (Linux /sys, FreeBSD netstat, Windows)
     record = rec.new_record(params, tool.name, test, protocol, direction, tool.test_id(params),
                             options=tool.given_options(params), tool_version=version,
-                            client_mtu=interface_mtu(interface) if interface else None,
-                            parallel=tool.effective_parallel(params), notes=tool.notes(params))
+                            client_mtu=nic_host.interface_mtu(interface) if interface else None,
+                            parallel=tool.effective_parallel(params), notes=tool.notes(params),
+                            client_speed=nic_host.interface_speed_mbps(interface) if interface else None)
     rec.set_commands(record, argvs)
     rec.set_primary(record, tool.primary(params))
 
-    if module.check_mode:
-        rec.finish_record(record, None, 'skipped', error='check mode: %s did not run' % tool.name)
+    if module.check_mode or problem:
+        # an optional test this tool's build cannot run (a suite's optional: true) is skipped with the reason
+        rec.finish_record(record, None, 'skipped', error=problem or 'check mode: %s did not run' % tool.name)
         module.exit_json(changed=False, **{result_key: [record]})
 
     timeout = tool.timeout(params)
     sampler = ended_t = None
     if interface:
-        with NicSampler(interface) as sampler:
-            procs = _run_all(argvs, timeout)
+        with nic_host.nic_sampler(interface) as sampler:
+            procs = _run_all(argvs, timeout, host)
             ended_t = sampler.elapsed()
     else:
-        procs = _run_all(argvs, timeout)
+        procs = _run_all(argvs, timeout, host)
 
     context = {'version': version, 'help': help_text}
     parsed = [parse_process(tool, params, proc, timeout, context) for proc in procs]
@@ -134,14 +139,20 @@ def run_test(module, tool, params, result_key='perflab_result'):
         nic = sampler.result(window=(ended_t - measured, ended_t) if measured and ended_t else None)
         # a failed record keeps the samples but carries no NIC rates as results
         rec.add_nic(record, nic, metrics=not failures)
+        wrong_path = None if failures else rec.nic_accounting_problem(record)
+        if wrong_path:
+            failures.append(wrong_path)
 
     raw = '\n'.join(('# %s\n' % ' '.join(proc.argv) if multi else '') + proc.stdout + proc.stderr for proc in procs)
     first = procs[0]
     first.started_at = min(proc.started_at for proc in procs)
     first.ended_at = max(proc.ended_at for proc in procs)
-    rec.finish_record(record, first, 'failed' if failures else 'ok', error='; '.join(failures) or None, raw=raw)
+    status = 'failed' if failures else 'ok'
+    if failures and params.get('optional') and all(result.get('unsupported') for result in parsed if result['error']):
+        status = 'skipped'   # the tool refused the test it does not have (ethr 1.0's -p http)
+    rec.finish_record(record, first, status, error='; '.join(failures) or None, raw=raw)
     extra = tool.result_extra(params, parsed, module)
-    if record['status'] != 'ok':
+    if record['status'] == 'failed':
         extra[result_key] = [record]
         module.fail_json(msg=record['error'], **extra)
     extra[result_key] = [record]

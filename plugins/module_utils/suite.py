@@ -12,10 +12,11 @@ servers listen on, minus what a resumed run already recorded.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import ipaddress
 import json
 import os
-import re
 
+from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils.tool import PORT_STRIDE
@@ -33,7 +34,7 @@ MAX_PAIRS_PER_SERVER = 8
 TEST_OVERHEAD_S = 2
 # the switch of hosts that name none (benchmark_serialize_pairs: they all share it)
 DEFAULT_SWITCH = ''
-NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
+NAME_RE = names.NAME_RE
 
 
 class PlanError(ValueError):
@@ -66,8 +67,8 @@ def find_suite(name, paths):
     for path in paths:
         if os.path.isdir(path):
             known.update(os.path.splitext(f)[0] for f in os.listdir(path) if f.endswith(('.yml', '.yaml')))
-    allowed = ('a suite name (%s; 1 to 64 letters, digits, _ . -) or the path of a suite file (.yml)'
-               % (', '.join(sorted(known)) or 'none known'))
+    allowed = ('a suite name (%s; %s) or the path of a suite file (.yml)'
+               % (', '.join(sorted(known)) or 'none known', names.NAME_RULE))
     if os.sep in name or name.endswith(('.yml', '.yaml')):
         if not os.path.isfile(name):
             raise PlanError('suite file %s does not exist: the suite must be %s' % (name, allowed))
@@ -82,6 +83,47 @@ def find_suite(name, paths):
     raise PlanError('unknown suite %r; known suites: %s' % (name, ', '.join(sorted(known)) or 'none'))
 
 
+# what a suite file may be: a few hundred lines; YAML aliases may not expand it beyond this many values
+SUITE_MAX_BYTES = 256 * 1024
+SUITE_MAX_VALUES = 20000
+
+
+def _count_values(data, limit):
+    """How many values ``data`` holds with every alias expanded, counting stops past ``limit``."""
+    count, stack = 0, [data]
+    while stack and count <= limit:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return count
+
+
+def read_suite(path, load):
+    """The suite document of ``path`` (``load``: a safe YAML loader), bounded: refused in one line when the
+    file is too big, is not YAML, or expands (aliases) to more than SUITE_MAX_VALUES values."""
+    try:
+        size = os.path.getsize(path)
+        if size > SUITE_MAX_BYTES:
+            raise PlanError('suite file %s is %d bytes: a suite file may have at most %d' % (path, size, SUITE_MAX_BYTES))
+        with open(path) as handle:
+            data = load(handle)
+    except PlanError:
+        raise
+    except Exception as exc:  # pylint: disable=broad-except
+        first = ' '.join(str(exc).split())[:300]
+        raise PlanError('cannot read the suite file %s: %s' % (path, first))
+    if _count_values(data, SUITE_MAX_VALUES) > SUITE_MAX_VALUES:
+        raise PlanError('suite file %s expands to more than %d values (YAML aliases?): refused'
+                        % (path, SUITE_MAX_VALUES))
+    if not isinstance(data, dict):
+        raise PlanError('suite file %s is not a YAML mapping' % path)
+    return data
+
+
 def validate_suite(suite, where='suite'):
     """All problems of a suite document (a dict), as a list of messages."""
     errors = []
@@ -89,7 +131,9 @@ def validate_suite(suite, where='suite'):
         return ['%s is not a mapping' % where]
     for key in suite:
         if key not in SUITE_KEYS:
-            errors.append('%s: unknown key %r (allowed: %s)' % (where, key, ', '.join(SUITE_KEYS)))
+            errors.append('%s: unknown key %r (allowed: %s)' % (where, str(key)[:64], ', '.join(SUITE_KEYS)))
+    if 'name' in suite and names.name_problem('name', suite['name']):
+        errors.append('%s: %s' % (where, names.name_problem('name', suite['name'])))
     defaults = suite.get('defaults') or {}
     if not isinstance(defaults, dict):
         errors.append('%s: defaults must be a mapping' % where)
@@ -133,7 +177,8 @@ def validate_suite(suite, where='suite'):
         for key in unknown:
             errors.append('%s: unknown %s option %r (allowed: %s)' % (here, tool, key, ', '.join(TOOL_OPTIONS[tool])))
         if not unknown:
-            errors += ['%s: %s' % (here, error) for error in registry.get(tool).option_type_errors(options)]
+            tests_here = [t for t in _as_list(entry.get('test')) if t in TOOL_TESTS[tool]]
+            errors += ['%s: %s' % (here, error) for error in registry.get(tool).option_type_errors(options, tests_here)]
         # an option meant for some tests only (the tool's registry file says which)
         for key in options:
             option = registry.get(tool).options.get(key)
@@ -206,10 +251,19 @@ def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=No
                     'options': options,
                     'optional': bool(entry.get('optional', False)),
                     'test_id': tid,
+                    'title': entry.get('title'),
                 })
     if not expanded:
         raise PlanError('suite %s has no tests%s' % (suite.get('name', '?'), ' for tools %s' % ', '.join(tools) if tools else ''))
     return expanded
+
+
+def _is_ip(text):
+    try:
+        ipaddress.ip_address(str(text))
+    except ValueError:
+        return False
+    return True
 
 
 def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False):
@@ -247,6 +301,9 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False):
                 errors.append('%s %r of a pair is not in the inventory' % (role, name))
             elif not (hosts[name] or {}).get('data_address'):
                 errors.append('host %s has no perflab_data_address' % name)
+            elif not _is_ip(hosts[name]['data_address']):
+                errors.append('perflab_data_address of host %s must be an IP address (the servers bind to it), got %r'
+                              % (name, str(hosts[name]['data_address'])[:64]))
         if client == server:
             errors.append('pair %s -> %s: a host cannot be its own server' % (client, server))
         if (client, server) in seen:
@@ -273,9 +330,25 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False):
 
 
 def check_explicit_ports(explicit):
-    """Two pairs sharing one iperf3 server port on one server cannot run together."""
+    """Ports of benchmark_pairs: known tools, whole numbers in range; two pairs sharing one iperf3 server
+    port on one server cannot run together."""
     used = {}
     errors = []
+    for p in explicit or []:
+        name = '%s->%s' % (p.get('client'), p.get('server'))
+        ports = p.get('ports') or {}
+        if not isinstance(ports, dict):
+            raise PlanError('benchmark_pairs %s: ports must be a mapping of tool to port, got %r' % (name, ports))
+        for tool, value in ports.items():
+            if tool not in PORT_BASE:
+                errors.append('benchmark_pairs %s: ports names an unknown tool %r (allowed: %s)'
+                              % (name, tool, ', '.join(sorted(PORT_BASE))))
+                continue
+            if isinstance(value, bool) or not str(value).strip().isdigit() or not 1024 <= int(str(value)) <= 65000:
+                errors.append('benchmark_pairs %s: ports.%s must be a port number from 1024 to 65000, got %r'
+                              % (name, tool, value))
+    if errors:
+        raise PlanError('; '.join(errors))
     for p in explicit or []:
         port = (p.get('ports') or {}).get('iperf3')
         if port is None:
@@ -374,6 +447,25 @@ def servers_needed(items, pairs):
                         'openings': [{'port': first, 'end_port': last, 'protocol': protocol} for first, last, protocol
                                      in tool.openings(port, server['count'], processes, parallel)]})
     return out
+
+
+def check_port_overlaps(servers):
+    """Two servers planned on one host whose ports (with the ranges their tools use) meet cannot both start."""
+    taken = {}
+    errors = []
+    for server in servers:
+        mine = '%s port %d (pair %s)' % (server['tool'], server['port'], server['pair'])
+        for opening in server['openings']:
+            for port in range(opening['port'], opening['end_port'] + 1):
+                key = (server['server'], opening['protocol'], port)
+                other = taken.get(key)
+                if other is not None and other != mine:
+                    errors.append('on %s, %s and %s both need %s port %d: give the pairs other ports'
+                                  % (server['server'], other, mine, opening['protocol'], port))
+                    break
+                taken[key] = mine
+    if errors:
+        raise PlanError('; '.join(sorted(set(errors))))
 
 
 def firewall_openings(servers):

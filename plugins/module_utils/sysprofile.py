@@ -433,6 +433,24 @@ def format_network(model, driver, speed_mbps):
     return UNKNOWN
 
 
+def host_nics(pci_devices, data_model=None, data_text=None):
+    """Every network controller lspci lists (PCI class 02xx), grouped like the seeds' system table:
+    "2 x Intel I210 + Mellanox MT26448", in the order lspci lists them; "" when there is none.
+    The data NIC's model (``data_model``) is shown as ``data_text`` (its driver and speed)."""
+    counts = {}
+    for device in pci_devices or ():
+        if not str(device.get('class_id') or '').startswith('02'):
+            continue
+        name = pci_name(device)
+        if name:
+            counts[name] = counts.get(name, 0) + 1
+    shown = []
+    for name, count in counts.items():
+        text = data_text if data_text and name == data_model else name
+        shown.append(('%d x %s' % (count, text)) if count > 1 else text)
+    return ' + '.join(shown)
+
+
 def sysctl_path(name, proc_sys='/proc/sys'):
     return os.path.join(proc_sys, *name.split('.'))
 
@@ -512,10 +530,14 @@ def collect(interface=None, runner=None, root='/', machine=None, release=None):
     if not interface:
         interface = parse_default_route_interface(_read(root, '/proc/net/route') or '')
     network = network_facts(interface, runner, root, pci_devices)
-    if interface:
-        table['Network'] = format_network(network.pop('_model'), network['driver'], network['speed_mbps'])
-    else:
-        network.pop('_model')
+    model = network.pop('_model')
+    data_nic = format_network(model, network['driver'], network['speed_mbps']) if interface else None
+    # every NIC of the host (the seeds' Network row), the data NIC's own line where it is no PCI device (veth)
+    nics = host_nics(pci_devices, model, data_nic)
+    if nics and data_nic and not model:
+        nics = '%s + %s' % (nics, data_nic)
+    if nics or data_nic:
+        table['Network'] = nics or data_nic
     return {'table': table, 'network': network}
 
 

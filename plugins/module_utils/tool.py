@@ -141,6 +141,16 @@ class Tool(object):
     # server's log after each test of such a tool (bench_server state=status) and bench_record says so
     server_log_problems = ()
     server_log_message = ''
+    # the tool has a Windows build (the action plugins of bench_test, bench_server, bench_preflight and system_profile can run it on a Windows host)
+    windows = True
+    # --- report titles (the Phoronix result tables' style: "iPerf 3.12 - Duration: 60 Seconds - Test: UDP -
+    # 1000 Mbit Objective - Parallel: 5"): the name they start with (None: ``title``), the label after
+    # "Test:" of each record test, the phrase of each option that names a test (``%s`` its value), and
+    # how the streams are named ("Parallel", "Threads"; None: only when more than one)
+    report_name = None
+    report_tests = {}
+    report_options = {}
+    report_parallel = None
 
     # --- ports -----------------------------------------------------------------------
     def plan_base(self):
@@ -193,14 +203,41 @@ class Tool(object):
         params.update(test=test, parallel=int(parallel or 1), processes=int(processes or 1))
         return params
 
-    def option_type_errors(self, options):
-        """Problems converting a suite's ``options`` to the types the module takes (e.g. bitrate "1G")."""
+    def option_type_errors(self, options, tests=()):
+        """Problems converting a suite's ``options`` to the types the module takes (e.g. bitrate "1G"), the
+        ranges of the converted values (one message per option, naming its type, range and unit), and then
+        the tool's own checks of them (sizes such as window "256K") for each of ``tests``."""
         from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-        spec = dict((name, self.options[name].spec()) for name in options if name in self.options)
-        for entry in spec.values():
-            entry.pop('default', None)
-        result = ArgumentSpecValidator(spec).validate(dict(options))
-        return ['%s option %s' % (self.name, error) for error in result.error_messages]
+        errors = []
+        converted = {}
+        for name in options:
+            option = self.options.get(name)
+            if option is None:
+                continue
+            spec = option.spec()
+            spec.pop('default', None)
+            result = ArgumentSpecValidator({name: spec}).validate({name: options[name]})
+            if result.error_messages:
+                kinds = {'int': 'a whole number', 'float': 'a number', 'bool': 'true or false'}
+                kind = kinds.get(spec.get('type'), spec.get('type'))
+                where = ' from %s to %s' % (option.low, option.high) if option.low is not None else ''
+                unit = ' (%s)' % option.description if getattr(option, 'description', None) else ''
+                errors.append('%s option %s must be %s%s%s, got %r' % (self.name, name, kind, where, unit, options[name]))
+                continue
+            converted[name] = result.validated_parameters[name]
+            errors += ['%s option %s' % (self.name, error)
+                       for error in Tool.range_errors(self, result.validated_parameters) if error.startswith(name + ' ')]
+        if errors:
+            return errors
+        for test in tests:
+            try:
+                found = self.option_errors(dict(converted, test=test))
+            except (KeyError, TypeError, ValueError):   # a check that needs a module parameter the suite has not
+                continue
+            errors += ['%s option %s' % (self.name, error) for error in found
+                       if any(error.startswith(name + ' ') for name in converted)
+                       and '%s option %s' % (self.name, error) not in errors]
+        return errors
 
     def suite_options(self):
         return tuple(sorted(name for name, option in self.options.items() if option.suite))
@@ -267,6 +304,53 @@ class Tool(object):
         processes = len(record.get('processes') or []) or 1
         return test_id(self.name, record.get('test'), record.get('parallel') or 1, processes,
                        self.id_options(record.get('options') or {}))
+
+    # --- report titles -----------------------------------------------------------------
+    def report_test_label(self, test, protocol='', direction='', options=None):
+        """The label after "Test:" of a record test (the tool's ``report_tests``, else the test's name)."""
+        return self.report_tests.get(test) or (test or '').replace('_', ' ').upper()
+
+    def report_option_phrases(self, options):
+        """The phrases of the options that name the test (``in_id``, set, not the default), in option order."""
+        phrases = []
+        named = self.id_options(options or {})
+        for name in self.options:
+            if name not in named:
+                continue
+            value = named[name]
+            template = self.report_options.get(name) or (name.replace('_', ' ').title() + ': %s')
+            text = '%g' % value if isinstance(value, float) else ('' if value is True else str(value))
+            phrases.append(template % text if '%s' in template else template)
+        return phrases
+
+    def report_parallel_phrase(self, parallel, processes=1):
+        phrases = []
+        if isinstance(parallel, int) and not isinstance(parallel, bool):
+            if self.report_parallel:
+                phrases.append('%s: %d' % (self.report_parallel, parallel))
+            elif parallel > 1:
+                phrases.append('Parallel: %d' % parallel)
+        if processes and processes > 1:
+            phrases.append('Processes: %d' % processes)
+        return phrases
+
+    def report_title(self, test, versions=(), protocol='', direction='', parallel=None, duration=None,
+                     options=None, processes=1, title=None):
+        """The report's title of a test: name and version, duration, "Test:" (a suite's ``title`` wins
+        over the tool's label), every option that names the test, the streams; the one place titles are made."""
+        name = self.report_name or self.title or self.name
+        if versions:
+            name = '%s %s' % (name, '/'.join(versions))
+        parts = [name]
+        if duration:
+            parts.append('Duration: %g Seconds' % duration)
+        parts.extend(self.report_test_parts(test, protocol, direction, options, title))
+        parts.extend(self.report_option_phrases(options))
+        parts.extend(self.report_parallel_phrase(parallel, processes))
+        return ' - '.join(part for part in parts if part)
+
+    def report_test_parts(self, test, protocol, direction, options, title):
+        return ['Test: %s' % (title or self.report_test_label(test, protocol, direction, options))]
 
     # --- running ---------------------------------------------------------------------
     def version_argv(self, executable):

@@ -117,7 +117,11 @@ def problems_of(plan, request, facts, os_data, is_file=os.path.isfile):
     ethr_entry = os_data['plan'].get('ethr') or {}
     version = _text(request.get('ethr_version'))
     for entry in plan['unavailable']:
-        if entry['tool'] != 'ethr':
+        if entry['tool'] != 'ethr' and request.get('default_list'):
+            # the role's default list names every tool: what this OS cannot have is left out, with a note
+            plan['skipped'][entry['tool']] = ('left out of the default tools_list on %s: %s (a tools_list of your own '
+                                              'naming it is refused)' % (name, entry.get('reason')))
+        elif entry['tool'] != 'ethr':
             problems.append('%s cannot be installed on %s: %s. Remove it from tools_list for this host.'
                             % (entry['tool'], name, entry.get('reason')))
     ethr_missing = 'ethr' in tools and (not plan['ethr_wanted'] or not plan['ethr_source'])
@@ -157,7 +161,9 @@ def build_plan(request, facts, os_data, is_file=os.path.isfile):
     """The plan of one host, as the role's task files use it; PlanError with the role's message when refused.
 
     ``request``: list, state, versions, build_from_source, ethr_src, ethr_url, ethr_checksum, ethr_version,
-    ethr_optional, nuttcp_windows_src, download_timeout, apt_cache_valid_time, prefix (the tools_* variables).
+    ethr_optional, nuttcp_windows_src, download_timeout, apt_cache_valid_time, prefix (the tools_* variables);
+    default_list (true when list is the role's default tools_list: the tools this OS cannot install are
+    skipped with a note instead of refused).
     ``facts``: distribution, distribution_major_version, os_family. ``os_data``: all, supported_platforms,
     supported_windows, supported_text, plan, sources, ethr_releases, pin_template, can_build, build_packages,
     unzip_packages (the __tools_* variables, without the prefix).

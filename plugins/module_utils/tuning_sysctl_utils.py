@@ -31,6 +31,32 @@ AVAILABLE_CONGESTION_KEY = 'net.ipv4.tcp_available_congestion_control'
 # Present in every initial network namespace, absent in every child one.
 NETNS_PROBE_ABSENT = 'net.core.netdev_max_backlog'
 NETNS_PROBE_READONLY = 'net.core.rmem_max'
+# The net.* keys that exist only in the initial network namespace: absent in a child one (measured on
+# kernel 6.18 by listing /proc/sys/net in the initial namespace and in a fresh child namespace; the
+# per-interface conf/neigh keys are left out, they follow the interfaces). Inside a namespace, a missing
+# key of this list is skipped with that reason; any other missing key does not exist on this kernel at
+# all (a typo): refused.
+INIT_NETNS_ONLY = frozenset([
+    'net.core.bpf_jit_enable', 'net.core.bpf_jit_harden', 'net.core.bpf_jit_kallsyms', 'net.core.bpf_jit_limit',
+    'net.core.busy_poll', 'net.core.busy_read', 'net.core.default_qdisc', 'net.core.dev_weight',
+    'net.core.dev_weight_rx_bias', 'net.core.dev_weight_tx_bias', 'net.core.devconf_inherit_init_net',
+    'net.core.fb_tunnels_only_for_init_net', 'net.core.flow_limit_cpu_bitmap', 'net.core.flow_limit_table_len',
+    'net.core.gro_normal_batch', 'net.core.high_order_alloc_disable', 'net.core.max_skb_frags',
+    'net.core.mem_pcpu_rsv', 'net.core.message_burst', 'net.core.message_cost', 'net.core.netdev_budget',
+    'net.core.netdev_budget_usecs', 'net.core.netdev_max_backlog', 'net.core.netdev_rss_key',
+    'net.core.netdev_tstamp_prequeue', 'net.core.netdev_unregister_timeout_secs', 'net.core.rps_sock_flow_entries',
+    'net.core.skb_defer_max', 'net.core.warnings', 'net.ipv4.cipso_cache_bucket_size', 'net.ipv4.cipso_cache_enable',
+    'net.ipv4.cipso_rbm_optfmt', 'net.ipv4.cipso_rbm_strictvalid', 'net.ipv4.fib_sync_mem',
+    'net.ipv4.inet_peer_maxttl', 'net.ipv4.inet_peer_minttl', 'net.ipv4.inet_peer_threshold',
+    'net.ipv4.ipfrag_secret_interval', 'net.ipv4.route.error_burst', 'net.ipv4.route.error_cost',
+    'net.ipv4.route.gc_elasticity', 'net.ipv4.route.gc_interval', 'net.ipv4.route.gc_min_interval',
+    'net.ipv4.route.gc_min_interval_ms', 'net.ipv4.route.gc_thresh', 'net.ipv4.route.gc_timeout',
+    'net.ipv4.route.max_size', 'net.ipv4.route.redirect_load', 'net.ipv4.route.redirect_number',
+    'net.ipv4.route.redirect_silence', 'net.ipv4.tcp_available_ulp', 'net.ipv4.tcp_low_latency',
+    'net.ipv4.tcp_max_orphans', 'net.ipv4.tcp_mem', 'net.ipv4.udp_mem', 'net.ipv6.calipso_cache_bucket_size',
+    'net.ipv6.calipso_cache_enable', 'net.ipv6.ip6frag_secret_interval', 'net.ipv6.mld_max_msf', 'net.ipv6.mld_qrv',
+    'net.netfilter.nf_log_all_netns', 'net.nf_conntrack_max',
+])
 KEY_RE = re.compile(r'^[A-Za-z0-9_]+([./][A-Za-z0-9_@:+-]+)+$')
 # sysfs attributes (the CPU frequency governor) are handled like sysctls,
 # keyed by their absolute path; all of them are machine-wide.
@@ -183,8 +209,11 @@ def apply_key(fs, key, wanted, namespaced=False, ns_reason=None, check_mode=Fals
         return _result(key, STATUS_SKIPPED, wanted, reason=reason)
     before = fs.read(key)
     if before is None:
-        where = 'in this network namespace' if namespaced else 'on this kernel'
-        return _result(key, STATUS_SKIPPED, wanted, reason='does not exist %s' % where)
+        if namespaced and key in INIT_NETNS_ONLY:
+            return _result(key, STATUS_SKIPPED, wanted,
+                           reason='does not exist in this network namespace (only in the initial one)')
+        return _result(key, STATUS_FAILED, wanted,
+                       reason='no such sysctl on this kernel (%s): a typo?' % ('/proc/sys/' + key_to_relpath(key)))
     if before == wanted:
         return _result(key, STATUS_UNCHANGED, wanted, before, before)
     if key.endswith('/scaling_governor'):

@@ -6,8 +6,9 @@
 """The one place where perflab.network converts units.
 
 Rates are normalized to Mbit/s (10^6 bits per second), times to microseconds.
-Decimal prefixes throughout (K = 1000), except the explicit ``2^N`` netperf
-units and the ``KiB``/``MiB``/``GiB`` forms.
+Decimal prefixes throughout (K = 1000), except netperf's byte units (its
+``KBytes/s``, ``MBytes/s``, ``GBytes/s`` are 2^10, 2^20, 2^30 bytes: see
+``netperf_to_mbps``) and the ``KiB``/``MiB``/``GiB`` forms.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -22,10 +23,8 @@ _RATE_BPS = {
     'mbits/s': 1e6, 'mbit/s': 1e6, 'mbps': 1e6, 'mbits/sec': 1e6,
     'gbits/s': 1e9, 'gbit/s': 1e9, 'gbps': 1e9, 'gbits/sec': 1e9,
     'tbits/s': 1e12, 'tbit/s': 1e12, 'tbps': 1e12,
-    # netperf THROUGHPUT_UNITS
+    # netperf's bit units (THROUGHPUT_UNITS with -f k, m, g)
     '10^0bits/s': 1.0, '10^3bits/s': 1e3, '10^6bits/s': 1e6, '10^9bits/s': 1e9,
-    '2^0bytes/s': 8.0, '2^10bytes/s': 8.0 * 2 ** 10, '2^20bytes/s': 8.0 * 2 ** 20,
-    '2^30bytes/s': 8.0 * 2 ** 30,
     # bytes per second, decimal (MB = 10^6 bytes)
     'bytes/s': 8.0, 'byte/s': 8.0, 'bytes/sec': 8.0,
     'kbytes/s': 8e3, 'kbytes/sec': 8e3,
@@ -41,6 +40,13 @@ _RATE_CASE_SENSITIVE = {
     'b/s': 1.0, 'Kb/s': 1e3, 'kb/s': 1e3, 'Mb/s': 1e6, 'Gb/s': 1e9, 'Tb/s': 1e12,
     'B/s': 8.0, 'KB/s': 8e3, 'kB/s': 8e3, 'MB/s': 8e6, 'GB/s': 8e9, 'TB/s': 8e12,
     'Bps': 8.0, 'KBps': 8e3, 'kBps': 8e3, 'MBps': 8e6, 'GBps': 8e9,
+}
+
+# netperf's THROUGHPUT_UNITS as it prints them (-f k m g K M G; the man page: "Capital letters are
+# powers of two, lowercase are powers of ten"): its K/M/G bytes are binary, unlike the table above
+NETPERF_RATE_BPS = {
+    '10^3bits/s': 1e3, '10^6bits/s': 1e6, '10^9bits/s': 1e9,
+    'KBytes/s': 8.0 * 2 ** 10, 'MBytes/s': 8.0 * 2 ** 20, 'GBytes/s': 8.0 * 2 ** 30,
 }
 
 _TIME_US = {
@@ -76,6 +82,24 @@ def to_mbps(value, unit):
     Raises ValueError on an unknown unit.
     """
     return float(value) * _rate_factor(unit) / 1e6
+
+
+def netperf_to_mbps(value, unit):
+    """Convert a netperf rate in its THROUGHPUT_UNITS (``NETPERF_RATE_BPS``) to Mbit/s."""
+    factor = NETPERF_RATE_BPS.get((unit or '').strip()) if isinstance(unit, str) else None
+    if factor is None:
+        raise ValueError('unknown netperf throughput unit: %r (netperf prints %s)'
+                         % (unit, ', '.join(sorted(NETPERF_RATE_BPS))))
+    return float(value) * factor / 1e6
+
+
+def human_bytes(count):
+    """A byte count for messages, decimal: 39000 -> "39 KB", 2523136 -> "2.5 MB", 0 -> "0 bytes"."""
+    count = float(count or 0)
+    for factor, unit in ((1e12, 'TB'), (1e9, 'GB'), (1e6, 'MB'), (1e3, 'KB')):
+        if abs(count) >= factor:
+            return ('%.1f' % (count / factor)).rstrip('0').rstrip('.') + ' ' + unit
+    return '%d bytes' % count
 
 
 def from_mbps(value, unit):

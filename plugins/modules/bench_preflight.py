@@ -14,20 +14,31 @@ version_added: 0.1.0
 description:
   - The preflight of the C(perflab.network.benchmark) role on one host, in one round trip, before any
     server starts.
-  - Pings each of O(addresses) once (C(ping -c 1 -W O(ping_wait) ADDRESS), an argv, never a shell; all at
-    once) and returns those that did not answer in RV(unanswered).
+  - Pings each of O(addresses) once (C(ping -c 1 -W O(ping_wait) ADDRESS) on Linux; on FreeBSD
+    C(ping -c 1 -t O(ping_wait) ADDRESS), C(ping6 -c 1 -X O(ping_wait) ADDRESS) for IPv6; an argv, never a shell;
+    all at once) and returns those that did not answer in RV(unanswered).
   - With O(servers) (the servers this run plans on the host), lists the pidfiles of test servers in
     O(pid_dir) (C(TOOL-PORT.pid), the tools of the registry; an interrupted run can leave its servers
     behind) and decides which of them to stop, with the C(perflab.network.bench_server) module -
     RV(stop_planned), the planned servers with a pidfile on one of their ports, and RV(stop_unplanned),
     the servers on ports this run does not plan (nothing else would ever stop them).
   - Lists the ports something listens on in this network namespace from C(/proc/net) (TCP in C(LISTEN),
-    UDP bound and unconnected; IPv4 and IPv6, what C(ss -Hltnu) lists) in RV(listening), and returns the
-    planned ports among them in RV(taken).
+    UDP bound and unconnected; IPv4 and IPv6, what C(ss -Hltnu) lists), on FreeBSD from C(sockstat -46l),
+    in RV(listening), and returns the planned ports among them in RV(taken).
+  - Checks the data path (RV(path_problems)) - O(data_address) is an address of this host on O(data_interface), and
+    each of O(addresses) routes over O(data_interface) (C(ip -j address show), C(ip -j route get ADDRESS)); on Linux
+    only (FreeBSD and Windows hosts return it empty).
   - Reads only; changes nothing, so it runs in check mode as well.
 author:
   - perflab.network contributors (@perflab)
 attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
+      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
+        C(ansible.windows.win_powershell) (see the description).
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
@@ -38,9 +49,15 @@ attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: full
-    platforms: linux
+    platforms: posix
 notes:
-  - The listening ports come from C(/proc/net), so they are those of the host's network namespace.
+  - The listening ports come from C(/proc/net), so they are those of the host's network namespace
+    (on FreeBSD from C(sockstat), those of the host or jail the module runs in).
+  - FreeBSD support is tested on real command output only (unit tests), not on a live FreeBSD host.
+  - On a Windows host the action plugin pings with C(ping -n 1 -w MILLISECONDS ADDRESS) (C(-6) for IPv6; an IPv4
+    answer must carry C(TTL=)), lists the pidfiles of C(C:\perflab\run) (O(pid_dir)'s default there) and the
+    listening ports from C(netstat -ano), read by the rows' shape (not the localized State column); the same
+    code decides. Tested on real Windows command output (unit tests), not on a live Windows host.
   - Leftover servers are looked for only on a host with O(servers), as the pidfiles are what a server host leaves.
 options:
   addresses:
@@ -71,6 +88,16 @@ options:
       bind:
         description: The address the servers listen on (returned as it is in RV(stop_planned)).
         type: str
+  data_address:
+    description:
+      - This host's data address (C(perflab_data_address)). It must be an address of this host, not a loopback
+        one, and (with O(data_interface)) on that interface; RV(path_problems) says what is wrong.
+    type: str
+  data_interface:
+    description:
+      - This host's data interface (C(perflab_data_interface)). Each of O(addresses) must route over it
+        (C(ip -j route get ADDRESS)), or the tests would measure another path (the management link).
+    type: str
   pid_dir:
     description: Where C(perflab.network.bench_server) keeps its pidfiles.
     type: path
@@ -142,6 +169,15 @@ taken:
   type: list
   elements: int
   sample: [5201]
+path_problems:
+  description:
+    - What is wrong with the data path - this host's O(data_address) not on this host, loopback, or on another
+      interface than O(data_interface); one of O(addresses) local, or routed over another interface. Empty when
+      all is well.
+  returned: always
+  type: list
+  elements: str
+  sample: [the server data address 10.0.0.11 routes over mgmt0, not over perflab_data_interface data0]
 pings:
   description: The argv of each ping run.
   returned: always
@@ -152,6 +188,7 @@ pings:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
@@ -166,6 +203,8 @@ def argument_spec():
             count=dict(type='int', default=1),
             bind=dict(type='str'),
         )),
+        data_address=dict(type='str'),
+        data_interface=dict(type='str'),
         pid_dir=dict(type='path', default=preflight.PID_DIR),
         ping_wait=dict(type='int', default=preflight.PING_WAIT_S),
     )
@@ -185,14 +224,27 @@ def param_errors(params):
 
 
 def preflight_result(params, run_many=process.run_many, list_pidfiles=preflight.list_pidfiles,
-                     listening_ports=preflight.listening_ports):
-    """What the module returns; the readers are parameters so that the decisions are tested without a host."""
+                     listening_ports=None, host=None):
+    """What the module returns; the readers are parameters so that the decisions are tested without a host.
+
+    ``host``: the OS's facts (host_platform: the ping argv, the listening ports), default this host's.
+    """
+    host = host or host_platform.current()
+    listening_ports = listening_ports or host.listening_ports
     servers = [dict((key, server[key]) for key in ('tool', 'bind', 'port', 'count')) for server in params['servers']]
-    pings = [preflight.ping_argv(address, params['ping_wait']) for address in params['addresses']]
+    pings = [host.ping_argv(address, params['ping_wait']) for address in params['addresses']]
     results = run_many(pings, params['ping_wait'] + 5) if pings else []
     pidfiles = list_pidfiles(params['pid_dir']) if servers else []
     listening = listening_ports()
+    problems = []
+    # iproute2's view of the addresses and routes: Linux (FreeBSD and Windows are not checked here yet)
+    if host.name == 'Linux' and (params.get('data_address') or params.get('data_interface')):
+        local = preflight.parse_addresses(run_many([preflight.ADDR_ARGV], 10)[0].stdout)
+        routes = run_many([preflight.route_argv(a) for a in params['addresses']], 10) if params['addresses'] else []
+        problems = preflight.path_problems(params.get('data_address'), params.get('data_interface'), local,
+                                           params['addresses'], [preflight.parse_route_dev(r.stdout) for r in routes])
     return dict(
+        path_problems=problems,
         changed=False,
         unanswered=preflight.unreachable(params['addresses'], results),
         pidfiles=pidfiles,

@@ -22,8 +22,24 @@ description:
     belongs to the server's process group; otherwise the module fails naming the port and showing the
     end of the server's log, and stops what this call started.
   - A port already used by another process is a clear error. Starting what runs already changes nothing.
+  - Each server starts with C(PERFLAB_SERVER=TOOL-PORT) in its environment, which its children inherit.
+    O(state=stopped) without O(tool) and O(servers) (what C(playbooks/revert.yml) runs) stops, besides the
+    servers of the pidfiles, every process of this network namespace that carries that mark - provably
+    ours even when its pidfile is gone (a netserver's forked child, a run that collided with another).
   - Stopping kills each server's whole process group (SIGTERM, SIGKILL after 2 s; netserver forks a
     child per test) and verifies that no process of it is left.
+  - On FreeBSD the same, with FreeBSD's own facts (host_platform) - the listeners from C(sockstat -46l),
+    the processes from C(ps) and C(procstat -a); a server is detached the way C(daemon(8)) detaches
+    (own session, stdin C(/dev/null), output to its log) by the module itself, so that its pid stays its
+    process group's and the open-files limit and the log bound apply. RV(servers[].nofile) is null there.
+    Tested on real FreeBSD command output (unit tests), not on a live FreeBSD host.
+  - On a Windows host the action plugin starts each server as a background process with C(Win32_Process)
+    C(Create) (outside the WinRM shell's job, which would end it with the task) from its argv joined by the C
+    runtime's quoting (no shell), writes its pid to C(TOOL-PORT.pid) in O(pid_dir) (C(C:\perflab\run) there)
+    once its port listens (C(Get-NetTCPConnection)) and belongs to it, and stops it with its whole tree
+    (C(taskkill /T /F)); a taken port is found with C(netstat -ano). No server logs there (RV(servers[].log) and
+    RV(servers[].log_problems) null) and no open-files limit (O(nofile) refused). Tested on real Windows command
+    output (unit tests), not on a live Windows host.
   - "Server commands: iperf3 C(iperf3 -s -p PORT [-B BIND] [--idle-timeout N]);
     netperf C(netserver -D -p PORT [-L BIND,inet|inet6]) (C(-D) keeps netserver in the foreground,
     it daemonizes by default and the pidfile would be wrong); nuttcp C(nuttcp -S --nofork --no3rdparty -PPORT)
@@ -36,6 +52,13 @@ extends_documentation_fragment:
   - perflab.network.attributes
   - perflab.network.attributes.platform
 attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
+      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
+        C(ansible.windows.win_powershell) (see the description).
   check_mode:
     support: full
     details:
@@ -222,10 +245,12 @@ servers:
 import ipaddress
 import os
 import re
+import signal
 import time
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
 
@@ -375,9 +400,10 @@ def read_pidfile(path):
 
 def is_our_server(pid, executable, port):
     """True when ``pid`` runs ``executable`` for ``port`` in our network namespace."""
-    if not pid or not process.pid_alive(pid) or not process.same_network_namespace(pid):
+    host = host_platform.current()
+    if not pid or not host.pid_alive(pid) or not host.same_network_namespace(pid):
         return False
-    argv = process.process_cmdline(pid)
+    argv = host.process_cmdline(pid)
     # argv[1] too: a script run by its interpreter (python3 /path/iperf3 ...)
     if os.path.basename(executable) not in [os.path.basename(arg) for arg in argv[:2]]:
         return False
@@ -388,7 +414,7 @@ def is_our_server(pid, executable, port):
 def conflicting_listeners(port, address, own_pgid=None):
     """Listeners on ``port`` that keep a server on ``address`` (None = all) from binding it."""
     conflicts = []
-    for listener in process.tcp_listeners(port):
+    for listener in host_platform.current().tcp_listeners(port):
         if own_pgid is not None and listener['pid'] and process.process_pgid(listener['pid']) == own_pgid:
             continue
         wildcard = listener['address'] in ('0.0.0.0', '::')
@@ -398,7 +424,9 @@ def conflicting_listeners(port, address, own_pgid=None):
 
 
 def describe_listeners(listeners):
-    return ', '.join('pid %s (%s) on %s' % (item['pid'] or '?', item['comm'] or 'unknown', item['address'])
+    return ', '.join(('pid %s (%s) on %s' % (item['pid'], item['comm'] or 'unknown', item['address'])) if item['pid']
+                     else ('a socket on %s whose process is not visible here (another server of this run, or a process of '
+                           'another user or namespace: ss -ltnp shows it)' % item['address'])
                      for item in listeners)
 
 
@@ -417,10 +445,11 @@ def wait_ready(pid, port, bind, log, ready_timeout):
     """None when ``pid``'s group listens on ``port`` and it accepts a connection, else the reason."""
     deadline = time.monotonic() + ready_timeout
     address = probe_address(bind)
+    host = host_platform.current()
     while True:
-        if not process.pid_alive(pid):
+        if not host.pid_alive(pid):
             return 'the server on port %d exited at once; its log %s ends with: %s' % (port, log, log_tail(log))
-        ours = [item for item in process.tcp_listeners(port)
+        ours = [item for item in host.tcp_listeners(port)
                 if item['pid'] and process.process_pgid(item['pid']) == pid]
         if ours and process.port_accepts(address, port, timeout=1.0):
             return None
@@ -432,9 +461,10 @@ def wait_ready(pid, port, bind, log, ready_timeout):
 
 def stop_server(pid, port):
     """Kill ``pid``'s process group; None when nothing is left, else the reason."""
-    if not process.kill_group(pid):
+    host = host_platform.current()
+    if not host.kill_group(pid):
         return 'the server on port %d (pid %d) left processes behind: %s' % (
-            port, pid, ', '.join(str(p) for p in process.group_members(pid)))
+            port, pid, ', '.join(str(p) for p in host.group_members(pid)))
     return None
 
 
@@ -500,7 +530,7 @@ def main():
             problems = log_problems(tool, log, move_mark=not module.check_mode)
         return {'tool': tool, 'port': port, 'pid': pid, 'bind': bind, 'state': server_state,
                 'command': argv, 'pidfile': pidfile, 'log': log, 'log_problems': problems,
-                'nofile': process.process_nofile(pid) if pid and server_state in ('running', 'started') else None}
+                'nofile': host_platform.current().process_nofile(pid) if pid and server_state in ('running', 'started') else None}
 
     def rollback_and_fail(msg):
         for tool, pid, port in started_now:
@@ -558,7 +588,8 @@ def main():
             if not os.path.isdir(pid_dir):
                 os.makedirs(pid_dir, 0o755)
             _remove(mark_path(log))   # the log starts empty
-            pid = process.spawn_detached(argv, log, nofile=params.get('nofile'))
+            pid = process.spawn_detached(argv, log, nofile=params.get('nofile'),
+                                         env={process.SERVER_MARK: '%s-%d' % (tool, port)})
             with open(pidfile, 'w') as handle:
                 handle.write('%d\n' % pid)
             started_now.append((tool, pid, port))
@@ -566,6 +597,24 @@ def main():
             if problem:
                 rollback_and_fail(problem)
             servers.append(entry(tool, bind, port, pid, 'started', argv))
+
+    if state == 'stopped' and params.get('tool') is None and params.get('servers') is None:
+        # every server of ours, also those without a pidfile (a netserver's forked child, a pidfile lost):
+        # the mark in their environment proves them ours
+        for pid, mark in process.marked_processes():
+            if not process.pid_alive(pid):
+                continue
+            changed = True
+            if module.check_mode:
+                servers.append({'tool': mark.rsplit('-', 1)[0], 'pid': pid, 'state': 'would stop', 'mark': mark})
+                continue
+            process.kill_group(process.process_pgid(pid) or pid)
+            if process.pid_alive(pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            servers.append({'tool': mark.rsplit('-', 1)[0], 'pid': pid, 'state': 'stopped', 'mark': mark})
 
     module.exit_json(changed=changed, servers=servers)
 

@@ -20,8 +20,25 @@ description:
   - The benchmark role runs every test of a plan through this module, so a plan item's options reach
     the tool unchanged whatever the tool; ad hoc, the tool's own module documents each option.
   - Changes nothing on the host.
+  - On FreeBSD the NIC counters come from C(netstat -ibn -I IF) (host_platform), the rest as on Linux.
+  - "On a Windows host (Windows runs no Python module) its action plugin runs the test from the controller:
+    it finds the tool (C(C:\\ProgramData\\chocolatey\\bin), C(C:\\perflab\\bin), C(C:\\perflab\\ethr), then PATH),
+    runs the client through C(ansible.windows.win_powershell) as a process started from its argv (the C runtime's
+    quoting, no shell), killed with its whole tree (C(taskkill /T /F)) past the tool's timeout, and parses its output
+    on the controller with the same runner and parser. O(nic_interface) is a C(Get-NetAdapter) name (C(Ethernet 2));
+    C(Get-NetAdapterStatistics) is read just before and just after the client (two samples). One client process per
+    test (O(processes) 1); netperf has no Windows build."
+  - FreeBSD and Windows are tested on real command output (unit tests), not on live hosts.
 author:
   - perflab.network contributors (@perflab)
+attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
+      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
+        C(ansible.windows.win_powershell) (see the description).
 extends_documentation_fragment:
   - perflab.network.test_common
   - perflab.network.attributes

@@ -58,7 +58,9 @@ options:
     choices: [ethr, iperf2, iperf3, netperf, nuttcp]
   hosts:
     description:
-      - Inventory data per host, name to C({data_address, data_interface, peer, switch}).
+      - Inventory data per host, name to C({data_address, data_interface, peer, switch, os_family}).
+      - C(os_family) (the fact C(ansible_os_family), when gathered) - on a C(Windows) host the tests of a tool
+        without a Windows build (netperf) become skipped records saying so.
       - C(switch) (the host var C(perflab_switch)) names the switch of the host's data link; hosts
         that name none share one unnamed switch. Only O(serialize_pairs) uses it.
     type: dict
@@ -204,6 +206,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.yaml import yaml_load
+from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils import suite as suites
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import plan_records
@@ -211,8 +214,9 @@ from ansible_collections.perflab.network.plugins.module_utils import registry
 
 
 def tools_on(found):
-    """The tools a host has, from the executables found there (tool or executable names)."""
-    found = set(found or [])
+    """The tools a host has, from the executables found there (tool or executable names; a Windows
+    host's C(.exe) names count without the suffix)."""
+    found = set(name[:-4] if name.lower().endswith('.exe') else name for name in (found or []))
     return set(name for name, tool in registry.TOOLS.items()
                if name in found or tool.client_executable in found or tool.server_executable in found)
 
@@ -246,13 +250,14 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
+    # the one resolution of the results directory (the study playbooks pass it resolved already)
+    p['results_dir'] = names.user_path(p['results_dir'])
     run_id = p['run_id'] or records.new_run_id()
     try:
+        if p['run_id'] and names.name_problem('run_id', p['run_id']):
+            raise suites.PlanError(names.name_problem('run_id', p['run_id']))
         path = suites.find_suite(p['suite'], p['suite_paths'])
-        with open(path) as f:
-            suite = yaml_load(f)
-        if not isinstance(suite, dict):
-            raise suites.PlanError('suite file %s is not a YAML mapping' % path)
+        suite = suites.read_suite(path, yaml_load)
         notes = []
         tests = suites.expand_suite(suite, duration=p['duration'], repetitions=p['repetitions'],
                                     parallel=p['parallel'], tools=p['tools'], notes=notes)
@@ -266,16 +271,20 @@ def main():
         client_waves = suites.schedule_waves(pairs, p['hosts'], serialize=p['serialize_pairs'])
         done = suites.recorded_keys(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else set()
         items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done)
-    except (suites.PlanError, IOError, OSError) as exc:
+    except (suites.PlanError, IOError, OSError, ValueError, TypeError) as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
-    except Exception as exc:  # a YAML error names the file and line
-        module.fail_json(msg='benchmark plan refused: cannot read the suite: %s' % exc)
 
     skipped, runnable = [], []
     for item in items:
+        windows = [h for h in (item['client'], item['server'])
+                   if (p['hosts'].get(h) or {}).get('os_family') == 'Windows' and not registry.get(item['tool']).windows]
         missing = [h for h in (item['client'], item['server'])
                    if h in p['tools_present'] and item['tool'] not in tools_on(p['tools_present'][h])]
-        if missing:
+        if windows:
+            skipped.append(skipped_record(item, run_id, suite.get('name', p['suite']),
+                                          '%s has no Windows build: its tests are left out on %s'
+                                          % (item['tool'], ' and '.join(windows))))
+        elif missing:
             reason = '%s is not installed on %s' % (item['tool'], ' and '.join(missing))
             if item['tool'] == 'ethr':
                 reason += ' (no package registry has ethr: give the tools role tools_ethr_src)'
@@ -291,12 +300,17 @@ def main():
         # the benchmark role reads it after each such test
         item['check_server_log'] = bool(registry.get(item['tool']).server_log_problems)
     servers = suites.servers_needed(runnable, pairs)
+    try:
+        suites.check_port_overlaps(servers)
+    except suites.PlanError as exc:
+        module.fail_json(msg='benchmark plan refused: %s' % exc)
     expected = suites.expected_duration(runnable)
     waves = max(client_waves.values()) + 1 if client_waves else 1
     summary = ['suite %s (%s): %d tests x %d pair(s) -> %d runs to do, %d already recorded, %d skipped'
                % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped)),
                'expected duration: about %d min %02d s' % (expected // 60, expected % 60),
-               'run id: %s' % run_id]
+               'run id: %s' % run_id,
+               'results: %s' % os.path.join(p['results_dir'], run_id + '.jsonl')]
     summary += notes
     if p['serialize_pairs']:
         summary.append('pairs sharing a switch run one after another: %d wave(s)' % waves)

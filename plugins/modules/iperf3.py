@@ -13,8 +13,8 @@ module: iperf3
 short_description: Run one iperf3 test (or several iperf3 clients at once) and return a result record
 version_added: 0.1.0
 description:
-  - Runs the iperf3 client with JSON output (C(-J)) against running iperf3 servers and returns the
-    measurement as one C(perflab.result/2) record.
+  - Runs the iperf3 client with JSON output (C(-J)) and the server's report (C(--get-server-output)) against
+    running iperf3 servers and returns the measurement as one C(perflab.result/2) record.
   - C(throughput_mbps) is what the receiver got (C(end.sum_received)); the sender's rate is
     C(throughput_sent_mbps). Omitted (O(omit)) seconds are left out of intervals and sums.
   - iperf3 prints an error in its JSON and (up to 3.13) still exits 0; the module reads the JSON,
@@ -137,7 +137,7 @@ perflab_result:
       description: The argv of the (first) iperf3 process.
       type: list
       elements: str
-      sample: [/usr/bin/iperf3, -c, 10.213.1.11, -p, '5201', -t, '60', -P, '5', -J, -O, '2']
+      sample: [/usr/bin/iperf3, -c, 10.213.1.11, -p, '5201', -t, '60', -P, '5', -J, --get-server-output, -O, '2']
     metrics:
       description:
         - Name to C({value, unit, higher_is_better}), summed over processes.
@@ -152,10 +152,12 @@ perflab_result:
                retransmits: {value: 12.0, unit: count, higher_is_better: false}}
     intervals:
       description:
-        - Per-second samples of the client's side, omitted seconds left out, C(t) = seconds since the
-          measured start. TCP sender C({t, throughput_mbps, retransmits}); UDP sender C({t, throughput_mbps, packets});
-          V(tcp_bidir) adds C(throughput_sent_mbps), C(throughput_received_mbps). With several processes the i-th
-          samples are summed.
+        - Per-second samples, omitted seconds left out, C(t) = seconds since the measured start (the client's
+          clock). Each rate names its side, C(throughput_sent_mbps) the sender's and C(throughput_received_mbps)
+          the receiver's, from the client's sums and the server's report; C(throughput_mbps) is the receiver's,
+          as in the metrics (V(tcp_bidir) both directions' receivers). TCP adds C(retransmits), UDP C(packets) and
+          the receiver's C(jitter_ms), C(lost_packets), C(lost_percent). With several processes the i-th samples
+          are summed.
       type: list
       elements: dict
       sample: [{t: 1.0, throughput_mbps: 9398.2, retransmits: 0.0}, {t: 2.0, throughput_mbps: 9420.7, retransmits: 3.0}]

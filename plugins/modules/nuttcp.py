@@ -130,7 +130,8 @@ perflab_result:
         - C(throughput_mbps) (what the receiver got), C(cpu_local_pct) and C(cpu_remote_pct) (the client's
           and the server's nuttcp CPU), TCP C(retransmits) (single-stream runs only, nuttcp 6 does not
           report them for several streams); UDP C(lost_packets), C(packets), C(lost_percent) and, where
-          nuttcp reports it (8.x), C(jitter_ms); C(nic_rx_mbps), C(nic_tx_mbps) with O(nic_interface).
+          nuttcp reports it (8.x with C(-j), which the module does not pass), C(jitter_max_ms) (C(msmaxjitter))
+          and C(jitter_ms) (C(msavgjitter)); C(nic_rx_mbps), C(nic_tx_mbps) with O(nic_interface).
       type: dict
       sample: {throughput_mbps: {value: 9412.31, unit: Mbit/s, higher_is_better: true}}
     intervals:

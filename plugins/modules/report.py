@@ -52,7 +52,24 @@ options:
     description:
       - Configuration label the others are compared against. Default, the first configuration seen.
       - With O(group_by=run) a plain label picks the first run of that label.
+      - Only where neither O(compare) nor the stock rule gives a configuration its own baseline.
     type: str
+  compare:
+    description:
+      - Which configuration is compared against which, a mapping of configuration labels to baseline
+        configuration labels; any configuration against any other, so one workbook holds several baselines
+        (each tuned configuration against its own stock; an OS study maps C(OSv) to C(Linux), "% relative to
+        Linux"). Null, or the configuration itself, compares it with none.
+      - A configuration left out is compared against the configuration of profile C(stock) on the same hosts
+        with the same OS (from the system profiles), where exactly one is recorded; else against O(baseline).
+    type: dict
+  systems:
+    description:
+      - V(tested), the Systems sheet shows one row per system under test (a host that ran tests as the client
+        of its configuration); V(all) adds the servers.
+    type: str
+    choices: [tested, all]
+    default: tested
   group_by:
     description:
       - V(config) pools every run of one configuration label in one column.
@@ -137,10 +154,15 @@ configurations:
   elements: str
   sample: [Debian 12 stock, Debian 12 tuned]
 baseline:
-  description: The configuration the others are compared against.
+  description: The configuration the others are compared against where nothing gives them their own.
   returned: always
   type: str
   sample: Debian 12 stock
+compare:
+  description: Each compared configuration and its baseline.
+  returned: always
+  type: dict
+  sample: {Debian 12 tuned: Debian 12 stock, Rocky 9 tuned: Rocky 9 stock}
 run_ids:
   description: The run ids found in the files.
   returned: always
@@ -253,6 +275,8 @@ def main():
             exports=dict(type='list', elements='str', choices=list(exports.FORMATS), default=list(exports.FORMATS)),
             export_stem=dict(type='path'),
             baseline=dict(type='str'),
+            compare=dict(type='dict'),
+            systems=dict(type='str', choices=['tested', 'all'], default='tested'),
             group_by=dict(type='str', choices=list(tables.GROUP_BY_CHOICES), default='config'),
             intervals=dict(type='bool', default=True),
             title=dict(type='str', default='perflab.network results'),
@@ -281,15 +305,22 @@ def main():
         module.warn('no result file matches %s' % pattern)
 
     try:
+        build.compare_map(params['compare'])
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
+
+    try:
         if module.check_mode:
             report = tables.Report(store.ResultFiles(paths), baseline=params['baseline'],
-                                   group_by=params['group_by'], title=params['title'])
+                                   group_by=params['group_by'], title=params['title'],
+                                   compare=build.compare_map(params['compare']), systems=params['systems'])
             result = {'workbook': dest, 'exports': export_paths(stem, formats, params['intervals']),
                       'sheets': [], 'charts': 0, 'truncated': [], 'summary': text.render(report)}
         else:
             report, result = build.build_report(
                 paths, workbook_path=dest, export_stem=stem, formats=formats, baseline=params['baseline'],
-                group_by=params['group_by'], intervals=params['intervals'], title=params['title'])
+                group_by=params['group_by'], intervals=params['intervals'], title=params['title'],
+                compare=params['compare'], systems=params['systems'])
     except store.SchemaError as exc:
         module.fail_json(msg=str(exc), files=paths)
     except (IOError, OSError) as exc:
@@ -312,6 +343,7 @@ def main():
         files=paths,
         configurations=list(report.columns),
         baseline=report.baseline,
+        compare=report.overview()['compare'],
         run_ids=list(report.run_ids),
         tests=len(report.tests),
         records=report.records,

@@ -22,10 +22,27 @@ description:
     table row says C(unknown) (or falls back to C(/sys)), its network field is null.
   - Sysctls are read from C(/proc/sys) of the host's network namespace; those that do not exist there
     (inside a lab host several do not) are null.
+  - On FreeBSD the same fields come from C(sysctl hw.model hw.ncpu hw.physmem hw.machine), C(kenv) (the
+    board), C(pciconf -lv) (chipset, NIC model), C(geom disk list), C(mount -p) (the root file system, with
+    its pool for ZFS), C(uname) (OS, kernel), C(cc --version), C(ifconfig) (MTU, options, media speed) and
+    C(route -n get default); the network sysctls are FreeBSD's (C(kern.ipc.maxsockbuf), C(net.inet.tcp.*)),
+    C(qdisc) is null. Tested on real FreeBSD command output (unit tests), not on a live FreeBSD host.
+  - On a Windows host the action plugin reads the CIM classes C(Win32_Processor), C(Win32_BaseBoard),
+    C(Win32_PhysicalMemory), C(Win32_DiskDrive), C(Win32_NetworkAdapter) and C(Win32_OperatingSystem) (as
+    C(Format-List) text, parsed on the controller), the system drive's file system and the adapter's IPv4 MTU;
+    Chipset and Compiler are C(unknown), the network facts have no offloads, qdisc or sysctls. O(interface) is a
+    C(Get-NetAdapter) name there. Tested on real CIM output (unit tests), not on a live Windows host.
   - Changes nothing on the host.
 author:
   - perflab.network contributors (@perflab)
 attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
+      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
+        C(ansible.windows.win_powershell) (see the description).
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
@@ -37,7 +54,7 @@ attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: full
-    platforms: Linux
+    platforms: posix
 options:
   interface:
     description:
@@ -53,6 +70,11 @@ options:
     default: ''
   host_name:
     description: Name of the host in the profile (the inventory name). Default the host name.
+    type: str
+  profile:
+    description:
+      - The profile the configuration runs (V(stock), V(tuned), ...), kept in the profile; reports compare a
+        configuration that is not stock against the stock one of the same hosts and OS.
     type: str
 notes:
   - C(dmidecode) needs root to list the memory modules; without it the Memory row is the total from C(/proc/meminfo).
@@ -96,6 +118,10 @@ perflab_system:
       description: Host name (O(host_name)).
       type: str
       sample: lab1
+    profile:
+      description: The configuration's profile (O(profile)), null when not given.
+      type: str
+      sample: tuned
     collected_at:
       description: ISO 8601 UTC time of collection.
       type: str
@@ -157,9 +183,10 @@ import socket
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import sysprofile
-from ansible_collections.perflab.network.plugins.module_utils.nic import interface_exists, valid_interface_name
+from ansible_collections.perflab.network.plugins.module_utils.nic import valid_interface_name
 from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id
 
 TOOL_TIMEOUT_S = 20
@@ -183,24 +210,26 @@ def main():
             run_id=dict(type='str'),
             config=dict(type='str', default=''),
             host_name=dict(type='str'),
+            profile=dict(type='str'),
         ),
         supports_check_mode=True,
     )
     interface = module.params['interface']
+    host = host_platform.current()
     if interface is not None:
         if not valid_interface_name(interface):
             module.fail_json(msg='interface must be an interface name (1-15 of letters, digits, "_.:@+-"), got %r'
                                  % interface)
-        if not interface_exists(interface):
+        if not host.interface_exists(interface):
             module.fail_json(msg='interface %s does not exist on this host' % interface)
     uname = os.uname()
-    collected = sysprofile.collect(interface=interface, runner=run_tool, root='/',
-                                   machine=uname[4], release=uname[2])
+    collected = host.system_profile(interface, run_tool, machine=uname[4], release=uname[2])
     profile = {
         'schema': sysprofile.SCHEMA,
         'run_id': module.params['run_id'] or new_run_id(),
         'config': module.params['config'] or '',
         'host': module.params['host_name'] or socket.gethostname(),
+        'profile': module.params['profile'] or None,
         'collected_at': process.iso_utc(),
         'table': collected['table'],
         'network': collected['network'],

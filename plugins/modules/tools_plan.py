@@ -43,6 +43,13 @@ options:
     type: list
     elements: str
     required: true
+  default_list:
+    description:
+      - O(tools) is the tools role's default C(tools_list) (the role passes whether it is). Then a tool this OS
+        has no way to install (netperf on Windows) is left out with a note in RV(skipped) instead of refused; a
+        list of the user's own naming it is still refused.
+    type: bool
+    default: false
   state:
     description: C(tools_state). With V(absent) nothing is refused but the request and the OS.
     type: str
@@ -165,7 +172,8 @@ ethr_source:
   type: dict
   sample: {from: url, src: "https://github.com/microsoft/ethr/releases/download/v1.0.0/ethr_linux.zip", checksum: "sha256:...", zip: true}
 skipped:
-  description: Tools skipped with a warning, tool -> why (an optional ethr with no source here).
+  description: Tools skipped with a warning, tool -> why (an optional ethr with no source here; with O(default_list),
+    a tool this OS cannot install, such as netperf on Windows).
   returned: success
   type: dict
   sample: {ethr: no FreeBSD build}
@@ -197,7 +205,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.perflab.network.plugins.module_utils import tools_plan
 
-REQUEST_KEYS = ('state', 'versions', 'build_from_source', 'ethr_version', 'ethr_url', 'ethr_checksum', 'ethr_src',
+REQUEST_KEYS = ('default_list', 'state', 'versions', 'build_from_source', 'ethr_version', 'ethr_url', 'ethr_checksum', 'ethr_src',
                 'ethr_optional', 'nuttcp_windows_src', 'download_timeout', 'apt_cache_valid_time', 'prefix')
 OS_DATA_REQUIRED = ('all', 'supported_platforms', 'supported_text')
 
@@ -205,6 +213,7 @@ OS_DATA_REQUIRED = ('all', 'supported_platforms', 'supported_text')
 def argument_spec():
     return dict(
         tools=dict(type='list', elements='str', required=True),
+        default_list=dict(type='bool', default=False),
         state=dict(type='str', choices=['present', 'absent'], default='present'),
         versions=dict(type='dict', default={}),
         build_from_source=dict(type='list', elements='str', default=[]),

@@ -153,7 +153,7 @@ summary:
     applied: [net.ipv4.tcp_rmem]
     unchanged: []
     restored: []
-    skipped: {net.core.netdev_max_backlog: does not exist in this network namespace}
+    skipped: {net.core.netdev_max_backlog: does not exist in this network namespace (only in the initial one)}
     failed: {}
 effective:
   description: Keys that now hold the wanted value (applied or unchanged), name to value. What a persistent file should carry.
@@ -182,6 +182,7 @@ snapshot_exists:
   sample: true
 '''
 
+import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
@@ -229,6 +230,7 @@ def run(module, fs):
     if state == 'tuned':
         if snap is None:
             snap = snapshots.new_snapshot('tuning')
+        existed = os.path.exists(params['snapshot'])
         # Record stock values of every key before the first write.
         for key in wanted:
             value = fs.read(key)
@@ -238,7 +240,20 @@ def run(module, fs):
             snapshots.save(params['snapshot'], snap)
         for key, value in wanted.items():
             results.append(apply_key(fs, key, value, namespaced, ns_reason, module.check_mode))
-        if params['restore_unlisted']:
+        # what this call recorded but did not change is no stock to put back: nothing is left behind
+        # for it (and no snapshot file at all when nothing was changed)
+        untouched = [r['key'] for r in results if r['key'] in recorded and r['status'] != STATUS_APPLIED]
+        if untouched:
+            snapshots.forget(snap, 'sysctls', untouched)
+            for key in untouched:
+                recorded.pop(key, None)
+            if not module.check_mode:
+                if snapshots.is_empty(snap) and not existed:
+                    snapshots.remove(params['snapshot'], snap)
+                    snap = None
+                else:
+                    snapshots.save(params['snapshot'], snap)
+        if params['restore_unlisted'] and snap is not None:
             for key, stock in snap['sysctls'].items():
                 if key not in wanted:
                     results.append(restore_key(fs, key, stock, namespaced, ns_reason, module.check_mode))

@@ -130,8 +130,15 @@ def key_words(message, limit=110):
 
 
 def failure_messages(res):
-    """The msg of every failed task of a playbook run (json callback)."""
-    return [h.get('msg', '') for p in res.plays for t in p.get('tasks', []) for h in t['hosts'].values() if h.get('failed')]
+    """The msg of every failed task of a playbook run (json callback), and the results callback's refusal at
+    playbook start (a run id that cannot name a file, a results directory that cannot be written: on stderr)."""
+    failed = [h.get('msg', '') for p in res.plays for t in p.get('tasks', []) for h in t['hosts'].values() if h.get('failed')]
+    text = ' '.join(res.stderr.split())   # Ansible wraps the error's lines
+    start = text.find('perflab.network.results: ')
+    if start < 0:
+        return failed
+    end = text.find('before any test.', start)
+    return failed + [text[start:end + len('before any test.') if end > 0 else None]]
 
 
 @contextlib.contextmanager

@@ -227,7 +227,7 @@ def test_iperf3_tcp_stream_with_nic_cross_check(played):
     rec = record(res, 'iperf3 tcp_stream')
     assert rec['status'] == 'ok', rec['error']
     server = lab.hostvars()['lab1']['perflab_data_address']
-    assert rec['command'][1:] == ['-c', server, '-p', '5201', '-t', '3', '-P', '1', '-J']
+    assert rec['command'][1:] == ['-c', server, '-p', '5201', '-t', '3', '-P', '1', '-J', '--get-server-output']
     assert (rec['client']['name'], rec['server']['name']) == ('lab2', 'lab1')
     assert rec['client']['interface'] == 'data0' and rec['client']['mtu']
     tool = rec['metrics']['throughput_mbps']['value']
@@ -237,6 +237,14 @@ def test_iperf3_tcp_stream_with_nic_cross_check(played):
     # the client's data0 sent what the server received, plus headers, less setup time of the window
     assert 0.85 <= nic / tool <= 1.15, (nic, tool)
     assert len(rec['intervals']) == 3
+    # each interval names its side: the client's (sender's) rate and the server's (receiver's), as the end metric
+    assert all(set(sample) >= {'throughput_sent_mbps', 'throughput_received_mbps', 'throughput_mbps'}
+               for sample in rec['intervals'])
+    seconds = [b['t'] - a for a, b in zip([0.0] + [s['t'] for s in rec['intervals']], rec['intervals'])]
+    mean = sum(s['throughput_mbps'] * d for s, d in zip(rec['intervals'], seconds)) / sum(seconds)
+    print('FIGURE iperf3 interval receiver mean %.1f end %.1f' % (mean, tool))
+    assert mean == pytest.approx(tool, rel=0.02)
+    assert rec['metrics']['mss_bytes']['value'] > 0
 
 
 def test_iperf3_udp_and_processes(played):

@@ -87,7 +87,7 @@ def test_tuning_shows_on_that_host_only_and_stock_restores_exactly(lab, tmp_path
     assert report['namespaced'] is True
     assert 'net.ipv4.tcp_rmem' in report['sysctls']['applied'] and 'net.core.somaxconn' in report['sysctls']['applied']
     assert report['sysctls']['skipped']['net.core.rmem_max'] == 'read-only in this network namespace (a machine-wide setting)'
-    assert report['sysctls']['skipped']['net.core.netdev_max_backlog'] == 'does not exist in this network namespace'
+    assert report['sysctls']['skipped']['net.core.netdev_max_backlog'] == 'does not exist in this network namespace (only in the initial one)'
     assert out(lab, 'lab1', 'cat /proc/sys/net/ipv4/tcp_rmem').split() == ['4096', '131072', '134217728']
     assert 'net.core.somaxconn = 8192' in out(lab, 'lab1', 'cat /etc/sysctl.d/90-perflab-tuning.conf')
     # the other host, and this machine, did not move

@@ -9,13 +9,38 @@ result files in, workbook + exports + text summary out."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import json
 import os
 
 from ansible_collections.perflab.network.plugins.module_utils.report import exports, store, tables, text
 
 
+def compare_map(value):
+    """A ``compare`` option as ``{configuration: baseline or None}``: a mapping, JSON text of one, or empty.
+
+    Raises ValueError naming what is wrong (the callback and the report module say it before writing).
+    """
+    if value is None or value == '' or value == {}:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise ValueError('compare must be a mapping {configuration: baseline configuration} (JSON from the '
+                             'environment or ini), got %r: %s' % (value, exc))
+    if not isinstance(value, dict):
+        raise ValueError('compare must be a mapping {configuration: baseline configuration}, got %r' % (value,))
+    out = {}
+    for config, base in value.items():
+        if not isinstance(config, str) or not (base is None or isinstance(base, str)):
+            raise ValueError('compare maps configuration labels to baseline labels (or null), got %r: %r'
+                             % (config, base))
+        out[config] = base
+    return out
+
+
 def build_report(paths, workbook_path=None, export_stem=None, formats=exports.FORMATS, baseline=None,
-                 group_by='config', intervals=True, title=None):
+                 group_by='config', intervals=True, title=None, compare=None, systems='tested'):
     """Read ``paths`` and write what is asked.
 
     ``workbook_path``: the .xlsx to write (None: no workbook). ``export_stem``:
@@ -25,7 +50,8 @@ def build_report(paths, workbook_path=None, export_stem=None, formats=exports.FO
     Raises ``store.SchemaError`` for a file written with an unknown schema major.
     """
     source = store.ResultFiles(paths)
-    report = tables.Report(source, baseline=baseline, group_by=group_by, title=title)
+    report = tables.Report(source, baseline=baseline, group_by=group_by, title=title, compare=compare_map(compare),
+                           systems=systems)
     result = {'workbook': None, 'exports': [], 'sheets': [], 'charts': 0, 'truncated': []}
     for target in (workbook_path, export_stem):
         if target:

@@ -73,6 +73,23 @@ def parse_schema(value):
     return name, int(major)
 
 
+# the fields of a result record the report groups and sorts by: a record whose field has another type
+# (a dict as config) is skipped with its file:line like a corrupt line, not a crash of the whole report
+_RESULT_TYPES = (('run_id', str), ('config', str), ('test_id', str), ('tool', str), ('status', str),
+                 ('metrics', dict), ('options', dict), ('client', dict), ('server', dict))
+
+
+def shape_problem(kind, obj):
+    """Why a record of ``kind`` cannot be merged (a field of the wrong type), or None."""
+    if kind != RESULT:
+        return None
+    for name, wanted in _RESULT_TYPES:
+        value = obj.get(name)
+        if value is not None and not isinstance(value, wanted):
+            return 'field %s must be a %s, got %s' % (name, 'string' if wanted is str else 'mapping', type(value).__name__)
+    return None
+
+
 def classify(obj, where=''):
     """Return ``'result'`` or ``'system'`` for a record, None when it is no perflab record.
 
@@ -119,6 +136,10 @@ def iter_file(path, problems, drop=()):
             kind = classify(obj, '%s:%d' % (path, number))
             if kind is None:
                 problems.append(Problem(path, number, 'no perflab schema (%r), line skipped' % (obj.get('schema'),)))
+                continue
+            malformed = shape_problem(kind, obj)
+            if malformed:
+                problems.append(Problem(path, number, '%s, line skipped' % malformed))
                 continue
             for key in drop:
                 obj.pop(key, None)

@@ -20,6 +20,7 @@ __metaclass__ = type
 
 import math
 
+from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils.report import stats
 from ansible_collections.perflab.network.plugins.module_utils.report.store import RESULT, SYSTEM
 
@@ -27,37 +28,8 @@ from ansible_collections.perflab.network.plugins.module_utils.report.store impor
 MAX_SHEET_ROWS = 1048576
 
 GROUP_BY_CHOICES = ('config', 'run')
-
-TOOL_NAMES = {
-    'iperf3': 'iPerf',
-    'netperf': 'Netperf',
-    'nuttcp': 'nuttcp',
-    'ethr': 'Ethr',
-}
-
-_NETPERF_TESTS = {
-    'tcp_stream': 'TCP_STREAM',
-    'tcp_maerts': 'TCP_MAERTS',
-    'tcp_bidir': 'TCP Bidirectional',
-    'tcp_rr': 'TCP_RR',
-    'tcp_crr': 'TCP_CRR',
-    'udp_stream': 'UDP_STREAM',
-    'udp_rr': 'UDP_RR',
-}
-
-_ETHR_TESTS = {
-    'tcp_stream': 'Bandwidth',
-    'udp_stream': 'Bandwidth',
-    'tcp_maerts': 'Bandwidth - Reverse',
-    'tcp_latency': 'Latency',
-    'connections': 'Connections/s',
-    'packets': 'Packets/s',
-}
-
-_DIRECTION_SUFFIX = {
-    'server_to_client': 'Reverse',
-    'bidirectional': 'Bidirectional',
-}
+# the Systems sheet: the systems under test (the hosts that ran the tests, the clients) or every host
+SYSTEMS_CHOICES = ('tested', 'all')
 
 SYSTEM_FIELDS = ('Processor', 'Motherboard', 'Chipset', 'Memory', 'Disk', 'Network', 'OS',
                  'Kernel', 'Compiler', 'File-System')
@@ -71,7 +43,10 @@ NIC_COLUMNS = ('nic_rx_mbps', 'nic_tx_mbps', 'rx_bytes', 'tx_bytes', 'rx_packets
 
 TESTS_COLUMNS = ('test_id', 'test', 'configuration', 'metric', 'unit', 'better', 'runs', 'failed',
                  'skipped', 'mean', 'median', 'stdev', 'cv_percent', 'min', 'max',
-                 'change_percent', 'p_value', 'significant', 'best')
+                 'change_percent', 'p_value', 'significant', 'best', 'baseline', 'link_mbps', 'link_percent')
+
+# the metrics whose value is a share of a link's speed (percent of link speed beside them)
+LINK_SHARE_METRICS = ('throughput_mbps',)
 
 METRICS_COLUMNS = ('test_id', 'test', 'configuration', 'metric', 'unit', 'better', 'n', 'mean',
                    'stdev', 'min', 'max')
@@ -136,9 +111,10 @@ def _most_common(counter):
 class _Cell(object):
     """What one configuration measured for one test."""
 
-    __slots__ = ('metrics', 'runs', 'failed', 'skipped', 'errors')
+    __slots__ = ('metrics', 'runs', 'failed', 'skipped', 'errors', 'links')
 
     def __init__(self):
+        self.links = []     # the link speeds (Mbit/s) the successful runs crossed (client.link_mbps)
         self.metrics = {}   # metric -> [values of successful runs]
         self.runs = 0       # successful runs
         self.failed = 0
@@ -160,6 +136,10 @@ class _Test(object):
         self.protocol = ''
         self.direction = ''
         self.parallel = None
+        self.duration = None
+        self.options = {}
+        self.processes = 1
+        self.titles = {}     # a suite's title -> records that carried it
         self.cells = {}      # column label -> _Cell
         self.title = ''
         self.primary = None
@@ -174,6 +154,11 @@ class _Test(object):
             self.protocol = record.get('protocol') or ''
             self.direction = record.get('direction') or ''
             self.parallel = record.get('parallel')
+            self.duration = _number(record.get('duration_s'))
+            self.options = record.get('options') if isinstance(record.get('options'), dict) else {}
+            self.processes = len(record.get('processes') or []) or 1
+        if record.get('title'):
+            _count_up(self.titles, str(record['title']))
         if record.get('primary'):
             _count_up(self.primaries, record['primary'])
         for name, metric in _metrics(record).items():
@@ -186,7 +171,9 @@ class _Test(object):
         if self.primary is None and self.units:
             self.primary = next(iter(self.units))
         self.title = default_title(_most_common(self.tools) or '', sorted(self.versions, key=_version_key),
-                                   self.test, self.protocol, self.direction, self.parallel, self.test_id)
+                                   self.test, self.protocol, self.direction, self.parallel, self.test_id,
+                                   duration=self.duration, options=self.options, processes=self.processes,
+                                   title=_most_common(self.titles))
 
     @property
     def unit(self):
@@ -205,40 +192,29 @@ def _version_key(version):
     return parts
 
 
-def default_title(tool, versions, test, protocol, direction, parallel, test_id):
-    """A seeds-style title, e.g. ``iPerf 3.12 - TCP - Parallel: 5``."""
-    name = TOOL_NAMES.get(tool, tool or test_id.split('/')[0])
+def default_title(tool, versions, test, protocol, direction, parallel, test_id, duration=None, options=None,
+                  processes=1, title=None):
+    """The title of a test, made by its tool in the registry (``Tool.report_title``), e.g.
+    ``iPerf 3.12 - Duration: 60 Seconds - Test: UDP - 1000 Mbit Objective - Parallel: 5``;
+    ``title`` is a suite's, which names the test. A tool the registry does not know: its name, test, streams."""
+    if tool in registry.TOOLS:
+        return registry.get(tool).report_title(test, versions, protocol, direction, parallel, duration, options,
+                                               processes, title)
+    name = tool or test_id.split('/')[0]
     if versions:
         name = '%s %s' % (name, '/'.join(versions))
-    parts = [name]
-    protocol_text = (protocol or '').upper()
-    if tool == 'netperf':
-        parts.append(_NETPERF_TESTS.get(test, (test or test_id).upper()))
-    elif tool == 'ethr':
-        label = _ETHR_TESTS.get(test, test or '')
-        parts.append(('%s - %s' % (protocol_text, label)) if protocol_text else label)
-        if direction in _DIRECTION_SUFFIX and 'Reverse' not in label:
-            parts.append(_DIRECTION_SUFFIX[direction])
-    else:
-        if test in ('tcp_rr', 'udp_rr', 'tcp_crr', 'tcp_latency', 'connections', 'packets'):
-            parts.append(test.upper() if test.endswith('rr') else test.replace('_', ' ').title())
-        else:
-            parts.append(protocol_text or (test or '').upper())
-        if direction in _DIRECTION_SUFFIX:
-            parts.append(_DIRECTION_SUFFIX[direction])
-    if isinstance(parallel, int) and not isinstance(parallel, bool):
-        if tool == 'ethr':
-            parts.append('Threads: %d' % parallel)
-        elif tool == 'iperf3' or parallel > 1:
-            parts.append('Parallel: %d' % parallel)
+    parts = [name, title or (test or '').replace('_', ' ').upper() or (protocol or '').upper()]
+    if isinstance(parallel, int) and not isinstance(parallel, bool) and parallel > 1:
+        parts.append('Parallel: %d' % parallel)
     return ' - '.join(part for part in parts if part)
 
 
 class ColumnStats(object):
     """One configuration's statistics for one test (a row of a test sheet)."""
 
-    def __init__(self, label, cell, primary):
+    def __init__(self, label, cell, primary, test_direction=''):
         self.label = label
+        self.baseline = None    # the label this column is compared against (None: it is compared with none)
         values = cell.metrics.get(primary, []) if cell else []
         self.values = values
         self.summary = stats.summarize(values)
@@ -250,6 +226,11 @@ class ColumnStats(object):
         self.change_percent = None
         self.welch = None
         self.best = False
+        # throughput as a share of the link it crossed, where its speed is known: the slowest link of the
+        # runs; a bidirectional test fills both directions of a full-duplex link, twice its speed
+        self.link_mbps = min(cell.links) if cell and cell.links and primary in LINK_SHARE_METRICS else None
+        capacity = self.link_mbps * (2 if test_direction == 'bidirectional' else 1) if self.link_mbps else None
+        self.link_percent = (self.mean / capacity * 100.0) if capacity and self.mean is not None else None
 
     @property
     def mean(self):
@@ -273,7 +254,7 @@ class ColumnStats(object):
 class TestResult(object):
     """A test's statistics for every configuration, in column order."""
 
-    def __init__(self, test, columns, baseline):
+    def __init__(self, test, columns, compare):
         self.test_id = test.test_id
         self.title = test.title
         self.metric = test.primary or ''
@@ -281,12 +262,14 @@ class TestResult(object):
         self.higher_is_better = test.higher_is_better
         self.better = better_word(self.higher_is_better)
         self.tool = _most_common(test.tools) or ''
-        self.columns = [ColumnStats(label, test.cells.get(label), self.metric) for label in columns]
+        self.columns = [ColumnStats(label, test.cells.get(label), self.metric, test.direction) for label in columns]
         self.by_label = dict((column.label, column) for column in self.columns)
-        base = self.by_label.get(baseline)
         for column in self.columns:
+            # each configuration against its own baseline (Report.compare)
+            base = self.by_label.get(compare.get(column.label))
             if base is None or column is base:
                 continue
+            column.baseline = base.label
             column.change_percent = stats.relative_change_percent(column.mean, base.mean)
             column.welch = stats.welch_t_test(column.values, base.values)
         means = [column.mean for column in self.columns if column.mean is not None]
@@ -324,15 +307,22 @@ class TestResult(object):
 class Report(object):
     """Statistics and tables of every record of ``source``.
 
-    ``baseline`` is the configuration label the relative changes and t-tests
-    compare against (default: the first configuration seen). ``group_by``
-    ``config`` pools every run of a label in one column; ``run`` gives each
-    run its own column (``label [run_id]``).
+    Each configuration is compared (relative change, Welch's t-test) against its own baseline:
+    ``compare`` maps a configuration label to the label it is compared against (any configuration
+    against any other; ``None`` or the label itself: compared with none). A configuration the map
+    leaves out follows the rule: the configuration of profile ``stock`` on the same hosts with the
+    same OS (the system records say the profile, the OS and the hosts), where exactly one is there;
+    else ``baseline`` (default: the first configuration seen). ``group_by`` ``config`` pools every
+    run of a label in one column; ``run`` gives each run its own column (``label [run_id]``).
     """
 
-    def __init__(self, source, baseline=None, group_by='config', title=None):
+    def __init__(self, source, baseline=None, group_by='config', title=None, compare=None, systems='tested'):
         if group_by not in GROUP_BY_CHOICES:
             raise ValueError('group_by must be one of %s' % ', '.join(GROUP_BY_CHOICES))
+        if systems not in SYSTEMS_CHOICES:
+            raise ValueError('systems must be one of %s' % ', '.join(SYSTEMS_CHOICES))
+        self.systems_shown = systems
+        self._clients = {}   # column label -> {client host names}
         self.source = source
         self.group_by = group_by
         self.title = title or 'perflab.network results'
@@ -348,10 +338,12 @@ class Report(object):
         self.raw_rows = 0
         self.interval_rows = 0
         self._tests = {}
+        self._hosts = {}     # column label -> {host names of its records}
         self._scan()
         self.problems = list(getattr(source, 'problems', []))
         self.baseline = self._pick_baseline(baseline)
-        self.tests = [TestResult(test, self.columns, self.baseline) for test in self._tests.values()]
+        self.compare = self._compare_map(compare or {})
+        self.tests = [TestResult(test, self.columns, self.compare) for test in self._tests.values()]
 
     # -- first pass ---------------------------------------------------------
     def column_of(self, record):
@@ -379,6 +371,14 @@ class Report(object):
             self.records += 1
             label = self.column_of(record)
             columns[label] = True
+            client = _host_name(record.get('client'))
+            if client:
+                self._clients.setdefault(label, set()).add(client)
+            hosts = self._hosts.setdefault(label, set())
+            for side in ('client', 'server'):
+                name = _host_name(record.get(side))
+                if name:
+                    hosts.add(name)
             test = self._tests.get(test_id)
             if test is None:
                 test = self._tests[test_id] = _Test(test_id)
@@ -392,6 +392,10 @@ class Report(object):
             if status == 'ok':
                 self.ok += 1
                 cell.runs += 1
+                link = _number((record.get('client') or {}).get('link_mbps')) \
+                    if isinstance(record.get('client'), dict) else None
+                if link and link > 0:
+                    cell.links.append(link)
                 for name, metric in metrics.items():
                     value = _number(metric.get('value')) if isinstance(metric, dict) else None
                     if value is not None:
@@ -445,20 +449,97 @@ class Report(object):
                                  % (wanted, ', '.join(self.columns), self.columns[0]))
         return self.columns[0]
 
+    def _resolve(self, wanted, what):
+        """The column of configuration ``wanted`` (group_by=run: its first run), None with a warning when absent."""
+        if wanted in self.columns:
+            return wanted
+        for label in self.columns:
+            if label.startswith(wanted + ' ['):
+                return label
+        self.warnings.append('%s %r is not among the configurations (%s)' % (what, wanted, ', '.join(self.columns)))
+        return None
+
+    def _identity(self, label):
+        """(profile, OS, hosts) of a configuration, from its system records (profile None when none says it)."""
+        profiles = set()
+        systems = set()
+        for profile in self.systems:
+            if self.column_of(profile) != label:
+                continue
+            if profile.get('profile'):
+                profiles.add(str(profile['profile']))
+            system = (profile.get('table') or {}).get('OS')
+            if system:
+                systems.add(str(system))
+        profile = profiles.pop() if len(profiles) == 1 else None
+        return profile, frozenset(systems), frozenset(self._hosts.get(label) or ())
+
+    def _rule_baseline(self, label):
+        """The stock configuration of the same hosts and OS as ``label``, when exactly one is."""
+        profile, systems, hosts = self._identity(label)
+        if profile is None or profile == 'stock':
+            return None
+        found = [other for other in self.columns if other != label
+                 and self._identity(other) == ('stock', systems, hosts)]
+        return found[0] if len(found) == 1 else None
+
+    def _compare_map(self, compare):
+        """Each column's baseline label (None: compared with none), from ``compare``, the rule, ``baseline``."""
+        explicit = {}
+        for config, base in compare.items():
+            labels = [config] if config in self.columns else \
+                [label for label in self.columns if label.startswith(str(config) + ' [')]
+            if not labels:
+                self.warnings.append('compare names configuration %r, which is not among the configurations (%s)'
+                                     % (config, ', '.join(self.columns)))
+                continue
+            target = self._resolve(str(base), 'compare baseline of %r,' % (config,)) if base else None
+            for label in labels:
+                explicit[label] = target
+        result = {}
+        for label in self.columns:
+            if label in explicit:
+                result[label] = explicit[label] if explicit[label] != label else None
+                continue
+            ruled = self._rule_baseline(label)
+            base = ruled or self.baseline
+            result[label] = base if base != label else None
+        return result
+
     # -- tables ---------------------------------------------------------------
     @property
     def others(self):
-        """The configurations compared against the baseline."""
-        return [label for label in self.columns if label != self.baseline]
+        """The configurations compared against a baseline (each against its own, ``compare``)."""
+        return [label for label in self.columns if self.compare.get(label)]
+
+    @property
+    def baselines(self):
+        """The configurations some other one is compared against, in column order."""
+        used = set(self.compare.get(label) for label in self.others)
+        return [label for label in self.columns if label in used]
+
+    @property
+    def link_known(self):
+        """True when a test has a share of the link speed (some record said the link's speed)."""
+        return any(column.link_percent is not None for test in self.tests for column in test.columns)
+
+    def compare_text(self):
+        """Which configuration is compared against which, for notes and the text summary."""
+        if not self.others:
+            return 'no configuration is compared'
+        pairs = ['"%s" vs "%s"' % (label, self.compare[label]) for label in self.others]
+        return 'baselines: ' + ', '.join(pairs)
 
     def summary_columns(self):
         columns = ['Test', 'Test ID', 'Metric', 'Unit', 'Better']
         columns += list(self.columns)
-        columns += ['%s vs %s (%%)' % (label, self.baseline) for label in self.others]
-        columns += ['%s vs %s p' % (label, self.baseline) for label in self.others]
+        columns += ['%s vs %s (%%)' % (label, self.compare[label]) for label in self.others]
+        columns += ['%s vs %s p' % (label, self.compare[label]) for label in self.others]
         columns += ['%s runs' % label for label in self.columns]
         columns += ['%s failed' % label for label in self.columns]
         columns += ['%s skipped' % label for label in self.columns]
+        if self.link_known:
+            columns += ['%s %% of link' % label for label in self.columns]
         return columns
 
     def summary_rows(self):
@@ -483,6 +564,8 @@ class Report(object):
             row += [column.runs for column in test.columns]
             row += [column.failed for column in test.columns]
             row += [column.skipped for column in test.columns]
+            if self.link_known:
+                row += [column.link_percent for column in test.columns]
             rows.append(row)
         return rows
 
@@ -491,9 +574,7 @@ class Report(object):
             'Values: mean of each test\'s primary metric over its successful repetitions. '
             'Failed and skipped runs are counted in the "failed" and "skipped" columns and never averaged; '
             'a value cell says "failed" or "skipped" when no run of that test succeeded.',
-            'Relative change: (configuration - baseline) / |baseline| x 100, baseline "%s"%s.'
-            % (self.baseline, '' if self.baseline != (self.columns[0] if self.columns else None)
-               else ' (the first configuration seen unless one is chosen)'),
+            'Relative change: (configuration - its baseline) / |baseline| x 100; %s.' % self.compare_text(),
             'Significance: Welch\'s two-sample t-test (unequal variances, two-sided) on the '
             'per-repetition values, computed only where both configurations have at least 2 '
             'successful repetitions; p < %.2f is filled green (better) or red (worse).'
@@ -501,6 +582,10 @@ class Report(object):
             'Best value of each row in bold with a green fill: the highest where higher is better, '
             'the lowest where lower is better.',
         ]
+        if self.link_known:
+            notes.append('% of link: the mean throughput as a share of the speed of the link the test crossed '
+                         '(the record\'s client.link_mbps: a shaped rate given as link_mbps, else the speed the '
+                         'kernel reports for the data interface); a bidirectional test against twice that speed.')
         if self.problems:
             notes.append('%d unreadable line(s) skipped: %s' % (
                 len(self.problems), '; '.join(str(problem) for problem in self.problems[:10])))
@@ -523,6 +608,7 @@ class Report(object):
                     summary['mean'], summary['median'], summary['stdev'], summary['cv_percent'],
                     summary['min'], summary['max'], column.change_percent, column.p_value,
                     column.significant if column.welch else None, column.best,
+                    column.baseline, column.link_mbps, column.link_percent,
                 ])
         return rows
 
@@ -544,9 +630,18 @@ class Report(object):
         return ['Configuration', 'Host', 'Run', 'Collected at'] + list(SYSTEM_FIELDS) + [
             'Interface', 'MTU', 'Tuning', 'Sysctls']
 
+    def tested_systems(self):
+        """The system profiles the Systems sheet shows: one per system under test (a host that ran tests as
+        the client of its configuration), or every host with ``systems='all'`` (servers too); every
+        profile where no record names a client."""
+        if self.systems_shown == 'all' or not self._clients:
+            return list(self.systems)
+        return [profile for profile in self.systems
+                if (profile.get('host') or '') in self._clients.get(self.column_of(profile), ())]
+
     def systems_rows(self):
         rows = []
-        for profile in self.systems:
+        for profile in self.tested_systems():
             table = profile.get('table') or {}
             network = profile.get('network') or {}
             rows.append([self.column_of(profile), profile.get('host') or '', profile.get('run_id') or '',
@@ -645,6 +740,7 @@ class Report(object):
             'title': self.title,
             'configurations': list(self.columns),
             'baseline': self.baseline,
+            'compare': dict((label, self.compare[label]) for label in self.others),
             'run_ids': list(self.run_ids),
             'tests': len(self.tests),
             'records': self.records,

@@ -38,11 +38,13 @@ def render(report, bar_width=BAR_WIDTH):
     lines = []
     lines.append(report.title)
     lines.append('%d configuration(s), baseline %s; %d test(s); %d run(s): %d ok, %d failed, %d skipped'
-                 % (len(report.columns), report.baseline or '-', len(report.tests), report.records,
-                    report.ok, report.failed, report.skipped))
-    if len(report.columns) > 1:
-        lines.append("Change vs the baseline; * = significant (Welch's t-test, p < 0.05, "
-                     "both with >= 2 runs)")
+                 % (len(report.columns), ', '.join(report.baselines) or report.baseline or '-', len(report.tests),
+                    report.records, report.ok, report.failed, report.skipped))
+    several = len(report.baselines) > 1
+    if report.others:
+        lines.append("Change vs %s; * = significant (Welch's t-test, p < 0.05, both with >= 2 runs)"
+                     % ('each configuration\'s own baseline (%s)' % report.compare_text() if several
+                        else 'the baseline'))
     for problem in report.problems:
         lines.append('skipped %s' % problem)
     for warning in report.warnings:
@@ -69,7 +71,10 @@ def render(report, bar_width=BAR_WIDTH):
                                       _bar(column.mean, largest, bar_width))
             notes = []
             if column.change_percent is not None:
-                notes.append('%+.1f%%%s' % (column.change_percent, ' *' if column.significant else ''))
+                notes.append('%+.1f%%%s%s' % (column.change_percent, ' *' if column.significant else '',
+                                              (' vs %s' % column.baseline) if several else ''))
+            if column.link_percent is not None:
+                notes.append('[%.0f%% of %s Mbit/s link]' % (column.link_percent, format_value(column.link_mbps)))
             if column.failed:
                 notes.append('(%d failed)' % column.failed)
             if column.skipped:

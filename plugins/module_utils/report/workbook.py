@@ -58,6 +58,27 @@ _RAW_WIDTHS = {
 }
 
 
+# characters a worksheet cell cannot hold (control characters of a tool's error text): shown as U+FFFD
+_ILLEGAL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f]')
+
+
+def clean_cell(value):
+    """``value`` as a cell may hold it: a string without the control characters openpyxl refuses."""
+    if isinstance(value, str) and _ILLEGAL_RE.search(value):
+        return _ILLEGAL_RE.sub('\ufffd', value)
+    return value
+
+
+def cleaning(ws):
+    """``ws`` whose ``append`` cleans every plain value of a row (cells are cleaned when made)."""
+    append = ws.append
+
+    def clean_append(row):
+        append([clean_cell(value) for value in row])
+    ws.append = clean_append
+    return ws
+
+
 class _Styles(object):
     """Style objects built once (openpyxl interns them, building them per cell is slow)."""
 
@@ -84,7 +105,8 @@ def sheet_name(title, used):
     """A valid, unique (case-insensitive) sheet name of at most 31 characters for ``title``.
 
     Characters Excel refuses (``[]*?/\\:``) are dropped ('/' becomes '-'); a title
-    too long loses its version, then its separators, then its tail.
+    too long loses its duration and parameter names ("Test:", "Protocol:"), then its version,
+    then its separators, then its tail. A1 of the sheet holds the whole title.
     """
     def clean(text):
         text = _INVALID_SHEET_CHARS.sub(lambda match: '-' if match.group(0) == '/' else '', text)
@@ -95,10 +117,15 @@ def sheet_name(title, used):
     if len(parts) > 1:
         # drop the version from the tool part: 'iPerf 3.12' -> 'iPerf'
         tool = re.sub(r'\s+\S*\d\S*$', '', parts[0])
+        # the duration is the same for most tests of a study; "Test:" and "Protocol:" name nothing
+        rest = [re.sub(r'^(Test|Protocol): ', '', part) for part in parts[1:] if not re.match(r'^Duration: ', part)]
+        candidates.append(clean(' - '.join([parts[0]] + rest)))
         shorter = [tool] + parts[1:]
         candidates.append(clean(' - '.join(shorter)))
-        compact = ' '.join(shorter)
-        compact = compact.replace('Parallel:', 'P').replace('Threads:', 'T')
+        bare = [tool] + rest
+        candidates.append(clean(' - '.join(bare)))
+        compact = ' '.join(bare)
+        compact = compact.replace('Parallel:', 'P').replace('Threads:', 'T').replace(' Mbit Objective', 'M')
         candidates.append(clean(compact))
     lowered = set(name.lower() for name in used)
     for candidate in candidates:
@@ -127,7 +154,7 @@ class WorkbookWriter(object):
 
     # -- helpers ----------------------------------------------------------
     def _cell(self, ws, value, font=None, fill=None, number_format=None, alignment=None):
-        cell = WriteOnlyCell(ws, value=value)
+        cell = WriteOnlyCell(ws, value=clean_cell(value))
         if font is not None:
             cell.font = font
         if fill is not None:
@@ -176,11 +203,11 @@ class WorkbookWriter(object):
             used.append(self.sheet_names[test.test_id])
 
         # sheets appear in creation order; each streams to its own temporary file
-        summary = wb.create_sheet('Summary')
-        test_sheets = [(test, wb.create_sheet(self.sheet_names[test.test_id])) for test in report.tests]
-        systems = wb.create_sheet('Systems')
-        intervals = wb.create_sheet('Intervals') if self.intervals else None
-        raw = wb.create_sheet('Raw')
+        summary = cleaning(wb.create_sheet('Summary'))
+        test_sheets = [(test, cleaning(wb.create_sheet(self.sheet_names[test.test_id]))) for test in report.tests]
+        systems = cleaning(wb.create_sheet('Systems'))
+        intervals = cleaning(wb.create_sheet('Intervals')) if self.intervals else None
+        raw = cleaning(wb.create_sheet('Raw'))
 
         self._write_summary(summary)
         for test, ws in test_sheets:
@@ -247,6 +274,8 @@ class WorkbookWriter(object):
                             fill = styles.better_fill if improved else styles.worse_fill
                     cells.append(self._cell(ws, value, fill=fill,
                                             number_format=FORMAT_CHANGE if is_change else FORMAT_P))
+                elif index > len(row) - len(test.columns) and report.link_known:
+                    cells.append(self._cell(ws, value, number_format=FORMAT_PERCENT))
                 else:
                     cells.append(value)
             ws.append(cells)
@@ -260,14 +289,18 @@ class WorkbookWriter(object):
         styles = self.styles
         report = self.report
         header = ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max', 'Runs', 'Failed', 'Skipped',
-                  'vs %s (%%)' % report.baseline, 'p (Welch)', 'Errors']
-        self._widths(ws, [30, 12, 12, 12, 9, 12, 12, 7, 8, 8, 16, 11, 60])
+                  'vs baseline (%)', 'p (Welch)', 'Errors', 'Baseline']
+        widths = [30, 12, 12, 12, 9, 12, 12, 7, 8, 8, 16, 11, 60, 30]
+        if report.link_known:
+            header += ['Link Mbit/s', '% of link']
+            widths += [12, 10]
+        self._widths(ws, widths)
         ws.freeze_panes = 'B6'
         self._print_setup(ws)
         ws.append([self._cell(ws, test.title, font=styles.title)])
         ws.append([self._cell(ws, test.units_line, font=styles.bold)])
-        ws.append([self._cell(ws, 'Test ID: %s - metric: %s - baseline: %s'
-                              % (test.test_id, test.metric, report.baseline), font=styles.italic)])
+        ws.append([self._cell(ws, 'Test ID: %s - metric: %s - %s'
+                              % (test.test_id, test.metric, report.compare_text()), font=styles.italic)])
         ws.append([])
         ws.append(self._header(ws, header, row=5))
         header_row = 5
@@ -296,7 +329,9 @@ class WorkbookWriter(object):
                 self._cell(ws, column.p_value, fill=fill, number_format=FORMAT_P),
                 self._cell(ws, '; '.join(column.errors) or None,
                            font=styles.failed_font if column.errors else None),
-            ])
+                column.baseline,
+            ] + ([self._cell(ws, column.link_mbps, number_format=FORMAT_VALUE),
+                  self._cell(ws, column.link_percent, number_format=FORMAT_PERCENT)] if report.link_known else []))
         last_row = header_row + len(present)
         if present:
             ws.auto_filter.ref = 'A%d:%s%d' % (header_row, get_column_letter(len(header)), last_row)

@@ -29,6 +29,11 @@ def no_http_message(version, protocols, refused=False):
 class Ethr(Tool):
     name = 'ethr'
     title = 'Ethr'
+    report_tests = {'bandwidth': 'Bandwidth', 'tcp_latency': 'Latency', 'connections': 'Connections/s',
+                    'packets': 'Packets/s', 'http_bandwidth': 'Bandwidth'}
+    report_options = {'buffer_length': 'Buffer Length: %s', 'rate_mbps': '%s Mbit Objective',
+                      'iterations': 'Iterations: %s', 'gap': 'Gap: %s', 'warmup': 'Warm-up: %s'}
+    report_parallel = 'Threads'
     client_executable = 'ethr'
     server_executable = 'ethr'
     default_port = 8888
@@ -57,6 +62,14 @@ class Ethr(Tool):
         'warmup': Option('int', in_id=True),
         'decimal_precision': Option('int', choices=[1, 2], suite=False),
     }
+
+    def report_test_parts(self, test, protocol, direction, options, title):
+        # the Phoronix ethr tables: "Protocol: TCP - Test: Latency - Threads: 8" (HTTP is its own protocol)
+        label = title or self.report_test_label(test, protocol, direction, options)
+        if (options or {}).get('reverse') or direction == 'server_to_client':
+            label += ' (Server To Client)'
+        shown = 'HTTP' if test == 'http_bandwidth' else (protocol or '').upper()
+        return ['Protocol: %s' % shown if shown else '', 'Test: %s' % label]
 
     def effective_protocol(self, params):
         if params['test'] == 'packets':
@@ -176,6 +189,7 @@ class Ethr(Tool):
         result = parse_ethr.parse_result(params['test'], proc.stdout + proc.stderr, proc.rc)
         if params['test'] == 'http' and 'Invalid value "http"' in (result['error'] or ''):
             result['error'] = no_http_message(context.get('version') or result['version'], [], refused=True)
+            result['unsupported'] = True
         return result
 
 

@@ -33,6 +33,11 @@ def _is_ipv6(address):
 class Iperf2(Tool):
     name = 'iperf2'
     title = 'iPerf2'
+    report_name = 'iPerf'
+    report_tests = {'tcp_stream': 'TCP', 'tcp_maerts': 'TCP Reverse (Server To Client)',
+                    'tcp_bidir': 'TCP Bidirectional', 'udp_stream': 'UDP'}
+    report_options = {'bitrate': '%s Mbit Objective', 'window': 'Window: %s', 'mss': 'MSS: %s', 'length': 'Length: %s'}
+    report_parallel = 'Parallel'
     client_executable = 'iperf'
     server_executable = 'iperf'
     default_port = 5001

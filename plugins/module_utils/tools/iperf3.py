@@ -21,6 +21,12 @@ CONGESTION_RE = re.compile(r'^[a-z][a-z0-9_-]{0,15}$')
 class Iperf3(Tool):
     name = 'iperf3'
     title = 'iPerf3'
+    report_name = 'iPerf'
+    report_tests = {'tcp_stream': 'TCP', 'tcp_maerts': 'TCP Reverse (Server To Client)',
+                    'tcp_bidir': 'TCP Bidirectional', 'udp_stream': 'UDP'}
+    report_options = {'bitrate': '%s Mbit Objective', 'omit': 'Omit: %s Seconds', 'window': 'Window: %s',
+                      'mss': 'MSS: %s', 'zerocopy': 'Zero Copy', 'length': 'Length: %s', 'congestion': 'Congestion: %s'}
+    report_parallel = 'Parallel'
     client_executable = 'iperf3'
     server_executable = 'iperf3'
     default_port = 5201
@@ -73,7 +79,9 @@ class Iperf3(Tool):
 
     def client_argv(self, params, executable, index=0):
         argv = [executable, '-c', params['server'], '-p', str(self.process_port(params, index)),
-                '-t', str(params['duration']), '-P', str(params['parallel']), '-J']
+                '-t', str(params['duration']), '-P', str(params['parallel']), '-J',
+                # the server's intervals: each sample gets the receiver's rate beside the sender's
+                '--get-server-output']
         argv += self.tests[params['test']].flags
         if params['test'] == 'udp_stream':
             # bits/s, no suffix: unambiguous across iperf3 versions

@@ -27,8 +27,15 @@ def _number(value):
 class Netperf(Tool):
     name = 'netperf'
     title = 'Netperf'
+    report_tests = {'tcp_stream': 'TCP Stream (Client To Server)', 'tcp_maerts': 'TCP Stream (Server To Client)',
+                    'udp_stream': 'UDP Stream (Client To Server)', 'tcp_rr': 'TCP Request Response',
+                    'tcp_crr': 'TCP Connect Request Response', 'udp_rr': 'UDP Request Response'}
+    report_options = {'request_size': 'Request: %s Bytes', 'response_size': 'Response: %s Bytes',
+                      'message_size': 'Message Size: %s Bytes', 'local_socket_buffer': 'Local Socket Buffer: %s Bytes',
+                      'remote_socket_buffer': 'Remote Socket Buffer: %s Bytes'}
     client_executable = 'netperf'
     server_executable = 'netserver'
+    windows = False   # no maintained Windows build (the tools role leaves it out there)
     default_port = 12865
     default_test = 'tcp_stream'
     tests = dict((name, Test(spec[1], spec[2], 'transactions_per_s' if spec[3] == 'rr' else 'throughput_mbps'))

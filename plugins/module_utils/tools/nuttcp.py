@@ -35,6 +35,9 @@ def size_bytes(text):
 class Nuttcp(Tool):
     name = 'nuttcp'
     title = 'nuttcp'
+    report_tests = {'tcp_stream': 'TCP Transfer', 'tcp_maerts': 'TCP Transfer (Server To Client)',
+                    'udp_stream': 'UDP Transfer'}
+    report_options = {'bitrate': '%s Mbit Objective', 'window': 'Window: %s', 'length': 'Length: %s'}
     client_executable = 'nuttcp'
     server_executable = 'nuttcp'
     default_port = 5000

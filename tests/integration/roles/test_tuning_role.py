@@ -165,8 +165,8 @@ def test_tuned_then_stock_in_a_namespace(tmp_path, netns):
     sysctls = report['sysctls']
     assert sysctls['applied'] == ['net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem', 'net.ipv4.tcp_mtu_probing', 'net.core.somaxconn']
     assert sysctls['skipped']['net.core.rmem_max'] == 'read-only in this network namespace (a machine-wide setting)'
-    assert sysctls['skipped']['net.core.netdev_max_backlog'] == 'does not exist in this network namespace'
-    assert sysctls['skipped']['net.core.default_qdisc'] == 'does not exist in this network namespace'
+    assert sysctls['skipped']['net.core.netdev_max_backlog'] == 'does not exist in this network namespace (only in the initial one)'
+    assert sysctls['skipped']['net.core.default_qdisc'] == 'does not exist in this network namespace (only in the initial one)'
     assert sysctls['skipped']['kernel.numa_balancing'].startswith('machine-wide setting: never changed')
     assert report['namespaced'] is True
     nic = report['ethtool']['h5d0']

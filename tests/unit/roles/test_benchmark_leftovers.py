@@ -15,6 +15,7 @@ import yaml
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
+from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
 from ansible_collections.perflab.network.plugins.modules import bench_preflight
 
 try:
@@ -45,12 +46,13 @@ def stopped(name, servers, pidfiles, host='lab1'):
     """(tool, bind, port, count) of each bench_server call the role makes, given the plan and the pidfiles."""
     plan = {'servers': [dict(s, bench_server={'tool': s['tool'], 'bind': '10.0.1.1', 'port': s['port'], 'count': s['count']})
                         for s in servers], 'pairs': []}
-    variables = {'inventory_hostname': host, '__benchmark_plan': plan}
+    variables = {'inventory_hostname': host, '__benchmark_plan': plan, 'perflab_data_address': '10.0.1.1',
+                 'perflab_data_interface': 'data0'}
     check = task(PREFLIGHT)
     args = dict((key, render(value, with_vars(check, variables))) for key, value in check['perflab.network.bench_preflight'].items())
     params = dict(args, pid_dir='/run/perflab', ping_wait=3)
     params['servers'] = [dict(server) for server in params['servers']]
-    preflight = bench_preflight.preflight_result(params, run_many=lambda argvs, timeout: [],
+    preflight = bench_preflight.preflight_result(params, run_many=lambda argvs, timeout: [ProcessResult(a, 0, '[]') for a in argvs],
                                                  list_pidfiles=lambda pid_dir: sorted(pidfiles),
                                                  listening_ports=lambda: {'tcp': [], 'udp': []})
     variables['__benchmark_preflight'] = preflight

@@ -256,7 +256,7 @@ def test_stats_writes_the_workbook_and_prints_the_summary(tmp_path):
     header = [cell.value for cell in wb['Summary'][1]]
     assert 'Debian 12 stock vs Debian 12 tuned (%)' in header            # the configured baseline
     output = '\n'.join(callback._display.lines)
-    assert 'Netperf 2.7.0 - TCP_RR\n1/s, higher is better' in output
+    assert 'Netperf 2.7.0 - Duration: 10 Seconds - Test: TCP Request Response\n1/s, higher is better' in output
     assert 'perflab workbook: %s' % workbook_path in output
 
 
@@ -472,7 +472,8 @@ def test_real_playbook_run_writes_jsonl_and_workbook(tmp_path):
                      output, re.M), output
     assert re.search(r'^\[4/4\] iperf3/tcp/parallel=20 .* FAILED: iperf3 timed out after 40 s · ETA 00:00:00$',
                      output, re.M), output
-    assert 'iPerf 3.12 - TCP - Parallel: 1\nMbit/s, higher is better' in output
+    assert re.search(r'^iPerf 3\.12 - Duration: \d+ Seconds - Test: TCP - Parallel: 1\nMbit/s, higher is better$',
+                     output, re.M), output
     assert 'perflab workbook: %s' % os.path.join(results_dir, 'live.xlsx') in output
 
 

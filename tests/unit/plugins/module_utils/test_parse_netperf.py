@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import parse_netperf
+from ansible_collections.perflab.network.plugins.module_utils import parse_netperf, units
 from ansible_collections.perflab.network.plugins.module_utils import registry
 
 NETPERF = registry.get('netperf')
@@ -54,8 +54,8 @@ def test_csv_and_banner_parse_to_the_same_fields(test):
     assert set(csv_run['values']) == set(selectors) == set(banner_run['values'])
     assert csv_run['banner'] is None
     assert banner_run['banner'].startswith('MIGRATED ')
-    # two interim lines (-D 1 over -l 2) in both shapes
-    assert len(csv_run['interim']) == 2 and len(banner_run['interim']) == 2
+    # one or two interim lines (-D 1 over -l 2: the second can fall at the end) in both shapes
+    assert 1 <= len(csv_run['interim']) <= 2 and 1 <= len(banner_run['interim']) <= 2
     # the banner's header line maps back to the selectors without being told them
     assert parse_netperf.parse_omni(fixture(test + '.banner.stdout'))['values'] == banner_run['values']
 
@@ -64,36 +64,38 @@ def test_tcp_stream_metrics():
     result = parse_netperf.parse_result('tcp_stream', fixture('tcp_stream.csv.stdout'), '', 0)
     assert result['error'] is None
     assert result['metrics'] == {
-        'throughput_mbps': 18336.23,
-        'throughput_sent_mbps': 18336.18,
-        'throughput_received_mbps': 18336.23,
-        'cpu_local_pct': 99.5,
-        'cpu_remote_pct': 99.5,
-        'retransmits': 30.0,
+        'throughput_mbps': 7877.63,
+        'throughput_sent_mbps': 7877.63,
+        'throughput_received_mbps': 7877.63,
+        'mss_bytes': 65483.0,       # TRANSPORT_MSS (loopback, MTU 65536)
+        'cpu_local_pct': 100.0,
+        'cpu_remote_pct': 100.0,
+        'retransmits': 21.0,
     }
-    assert result['intervals'] == [{'t': 1.622, 'throughput_mbps': 19226.23},
-                                   {'t': 2.001, 'throughput_mbps': 14544.72}]
+    assert result['intervals'] == [{'t': 2.0, 'throughput_mbps': 7888.8}]
 
 
 def test_tcp_maerts_sender_is_the_server():
     result = parse_netperf.parse_result('tcp_maerts', fixture('tcp_maerts.banner.stdout'), '', 0)
     metrics = result['metrics']
     # THROUGHPUT is what this (receiving) side got; the remote sent a little more
-    assert metrics['throughput_mbps'] == 23208.70
-    assert metrics['throughput_received_mbps'] == 23208.70
-    assert metrics['throughput_sent_mbps'] == 23225.16
-    # local 0 + remote 17 retransmissions: the server is the sender
-    assert metrics['retransmits'] == 17.0
+    assert metrics['throughput_mbps'] == 9402.48
+    assert metrics['throughput_received_mbps'] == 9402.48
+    assert metrics['throughput_sent_mbps'] == 9402.48
+    # local 0 + remote 58 retransmissions: the server is the sender
+    assert metrics['retransmits'] == 58.0
 
 
 def test_udp_stream_reports_what_the_receiver_got_and_the_loss():
     result = parse_netperf.parse_result('udp_stream', fixture('udp_stream.m1472.csv.stdout'), '', 0)
     metrics = result['metrics']
-    assert metrics['throughput_mbps'] == 4034.64
-    assert metrics['throughput_sent_mbps'] == 4282.74
-    assert metrics['throughput_received_mbps'] == 4034.64
-    # 1 - 1008686528 / 1070712192
-    assert metrics['lost_percent'] == pytest.approx(5.7929, abs=1e-3)
+    assert metrics['throughput_mbps'] == 1274.86
+    assert metrics['throughput_sent_mbps'] == 2911.59
+    assert metrics['throughput_received_mbps'] == 1274.86
+    # 1 - 319106048 / 728791616
+    assert metrics['lost_percent'] == pytest.approx(56.2144, abs=1e-3)
+    # UDP: TRANSPORT_MSS prints -1, no MSS
+    assert 'mss_bytes' not in metrics
     # UDP: no retransmissions (netperf prints -1); -c/-C not given: no CPU
     assert 'retransmits' not in metrics
     assert 'cpu_local_pct' not in metrics and 'cpu_remote_pct' not in metrics
@@ -102,23 +104,23 @@ def test_udp_stream_reports_what_the_receiver_got_and_the_loss():
 
 def test_udp_stream_interim_rates_are_the_senders():
     result = parse_netperf.parse_result('udp_stream', fixture('udp_stream.csv.stdout'), '', 0)
-    assert result['intervals'][0] == {'t': 1.94, 'throughput_sent_mbps': 41737.60}
-    assert result['metrics']['throughput_mbps'] == 14789.60
+    assert result['intervals'][0] == {'t': 2.003, 'throughput_sent_mbps': 38777.99}
+    assert result['metrics']['throughput_mbps'] == 17634.83
 
 
 @pytest.mark.parametrize('test, name, expected', [
     ('tcp_rr', 'tcp_rr.csv.stdout', {
-        'transactions_per_s': 104538.23, 'latency_us_mean': 9.50, 'latency_us_p50': 8.0, 'latency_us_p90': 12.0,
-        'latency_us_p99': 20.0, 'latency_us_min': 6.0, 'latency_us_max': 4889.0, 'latency_us_stddev': 36.26,
-        'cpu_local_pct': 99.49, 'cpu_remote_pct': 99.49, 'retransmits': 0.0}),
+        'transactions_per_s': 71934.31, 'latency_us_mean': 13.82, 'latency_us_p50': 5.0, 'latency_us_p90': 5.0,
+        'latency_us_p99': 46.0, 'latency_us_min': 4.0, 'latency_us_max': 10498.0, 'latency_us_stddev': 154.37,
+        'mss_bytes': 32768.0, 'cpu_local_pct': 100.0, 'cpu_remote_pct': 100.0, 'retransmits': 0.0}),
     ('tcp_crr', 'tcp_crr.banner.stdout', {
-        'transactions_per_s': 20956.98, 'latency_us_mean': 47.62, 'latency_us_p50': 45.0, 'latency_us_p90': 60.0,
-        'latency_us_p99': 169.0, 'latency_us_min': 23.0, 'latency_us_max': 4221.0, 'latency_us_stddev': 50.22,
-        'cpu_local_pct': 96.21, 'cpu_remote_pct': 163.04}),
+        'transactions_per_s': 21349.96, 'latency_us_mean': 46.79, 'latency_us_p50': 19.0, 'latency_us_p90': 36.0,
+        'latency_us_p99': 692.0, 'latency_us_min': 17.0, 'latency_us_max': 13011.0, 'latency_us_stddev': 223.56,
+        'mss_bytes': 32768.0, 'cpu_local_pct': 100.0, 'cpu_remote_pct': 299.9}),
     ('udp_rr', 'udp_rr.csv.stdout', {
-        'transactions_per_s': 47141.94, 'latency_us_mean': 21.12, 'latency_us_p50': 19.0, 'latency_us_p90': 25.0,
-        'latency_us_p99': 68.0, 'latency_us_min': 6.0, 'latency_us_max': 1199.0, 'latency_us_stddev': 15.01,
-        'cpu_local_pct': 44.03, 'cpu_remote_pct': 44.03}),
+        'transactions_per_s': 111673.06, 'latency_us_mean': 8.92, 'latency_us_p50': 4.0, 'latency_us_p90': 4.0,
+        'latency_us_p99': 106.0, 'latency_us_min': 3.0, 'latency_us_max': 47182.0, 'latency_us_stddev': 126.92,
+        'cpu_local_pct': 100.0, 'cpu_remote_pct': 100.0}),
 ])
 def test_request_response_metrics(test, name, expected):
     result = parse_netperf.parse_result(test, fixture(name), '', 0)
@@ -131,24 +133,24 @@ def test_cpu_not_measured_is_left_out():
     result = parse_netperf.parse_result('tcp_rr', fixture('tcp_rr.nocpu.csv.stdout'), '', 0)
     assert 'cpu_local_pct' not in result['metrics']
     assert 'cpu_remote_pct' not in result['metrics']
-    assert result['metrics']['transactions_per_s'] == 57211.22
+    assert result['metrics']['transactions_per_s'] == 84833.77
     assert result['intervals'] == []
 
 
 def test_confidence_not_reached():
     values = parse_netperf.parse_omni(fixture('tcp_rr.confidence.csv.stdout'), parse_netperf.RR_SELECTORS)['values']
     reached = parse_netperf.confidence(values, 99, 5.0)
-    assert reached == {'iterations': 3, 'width_pct': 53.268, 'level_pct': 99, 'requested_width_pct': 5.0,
+    assert reached == {'iterations': 3, 'width_pct': 171.173, 'level_pct': 99, 'requested_width_pct': 5.0,
                        'achieved': False}
     # THROUGHPUT is the mean over the iterations, TRANSACTION_RATE the last one
     result = parse_netperf.parse_result('tcp_rr', fixture('tcp_rr.confidence.csv.stdout'), '', 0)
-    assert result['metrics']['transactions_per_s'] == 50395.84
+    assert result['metrics']['transactions_per_s'] == 81721.33
 
 
 def test_confidence_interim_t_runs_across_iterations():
     result = parse_netperf.parse_result('tcp_stream', fixture('tcp_stream.confidence.banner.stdout'), '', 0)
-    assert [sample['t'] for sample in result['intervals']] == [1.0, 2.014, 3.028]
-    assert result['metrics']['throughput_mbps'] == 25051.80
+    assert [sample['t'] for sample in result['intervals']] == [1.0, 2.014, 3.026]
+    assert result['metrics']['throughput_mbps'] == 6199.0
 
 
 def test_no_confidence_without_i():
@@ -199,28 +201,28 @@ def test_combine_metrics_of_processes():
     stream_a = parse_netperf.parse_result('tcp_stream', fixture('tcp_stream.csv.stdout'))
     stream_b = parse_netperf.parse_result('tcp_stream', fixture('tcp_stream.nocpu.csv.stdout'))
     combined = NETPERF.combine([stream_a, stream_b], {'test': 'tcp_stream'})
-    assert combined['throughput_mbps'] == pytest.approx(18336.23 + 22390.29)
-    assert combined['retransmits'] == 34.0
+    assert combined['throughput_mbps'] == pytest.approx(7877.63 + 7997.15)
+    assert combined['retransmits'] == 21.0 + 22.0
     # only one process measured CPU: its value, not a sum
-    assert combined['cpu_local_pct'] == 99.5
+    assert combined['cpu_local_pct'] == 100.0
 
     rr_a = parse_netperf.parse_result('tcp_rr', fixture('tcp_rr.csv.stdout'))
     rr_b = parse_netperf.parse_result('tcp_rr', fixture('tcp_rr.nocpu.csv.stdout'))
     combined = NETPERF.combine([rr_a, rr_b], {'test': 'tcp_rr'})
-    assert combined['transactions_per_s'] == pytest.approx(104538.23 + 57211.22)
+    assert combined['transactions_per_s'] == pytest.approx(71934.31 + 84833.77)
     assert combined['latency_us_mean'] == pytest.approx(
-        (9.50 * 104538.23 + 17.39 * 57211.22) / (104538.23 + 57211.22))
-    assert combined['latency_us_min'] == 6.0
-    assert combined['latency_us_max'] == 4889.0
-    assert combined['latency_us_p99'] == 60.0
+        (13.82 * 71934.31 + 11.75 * 84833.77) / (71934.31 + 84833.77))
+    assert combined['latency_us_min'] == 4.0
+    assert combined['latency_us_max'] == 46897.0
+    assert combined['latency_us_p99'] == 122.0
 
 
 def test_combine_udp_loss_from_bytes():
     runs = [parse_netperf.parse_result('udp_stream', fixture(name)) for name in
             ('udp_stream.csv.stdout', 'udp_stream.m1472.csv.stdout')]
     combined = NETPERF.combine(runs, {'test': 'udp_stream'})
-    sent = 10713669850 + 1070712192
-    received = 3697608122 + 1008686528
+    sent = 9708792470 + 728791616
+    received = 4415564842 + 319106048
     assert combined['lost_percent'] == pytest.approx(100.0 * (1 - received / sent))
 
 
@@ -230,3 +232,54 @@ def test_combine_intervals():
     assert NETPERF.combine_intervals([{'intervals': a}, {'intervals': b}]) == [
         {'t': 1.1, 'throughput_mbps': 11.0}, {'t': 2.1, 'throughput_mbps': 22.0}]
     assert NETPERF.combine_intervals([{'intervals': []}, {'intervals': []}]) == []
+
+
+# --- netperf's units and selectors (issue 17, points 3, 6, 7) ---
+
+def _commands(name):
+    return dict(line.split(': ', 1) for line in fixture(name).splitlines())
+
+
+@pytest.mark.parametrize('flag, unit', [('M', 'MBytes/s'), ('K', 'KBytes/s'), ('G', 'GBytes/s'),
+                                        ('m', '10^6bits/s'), ('k', '10^3bits/s'), ('g', '10^9bits/s')])
+def test_every_format_unit_gives_the_bytes_the_receiver_counted(flag, unit):
+    # real -f runs: THROUGHPUT in the unit asked for; the receiver's byte counter over the elapsed
+    # time is the rate in bits, whatever the unit (K/M/G Bytes binary: netperf's -f, capitals are powers of two)
+    name = 'tcp_stream.f%s.mss.csv' % flag
+    assert ' -f %s ' % flag in _commands('commands.mss.txt')[name]
+    result = parse_netperf.parse_result('tcp_stream', fixture(name + '.stdout'))
+    values = result['values']
+    assert values['THROUGHPUT_UNITS'] == unit
+    from_bytes = values['REMOTE_BYTES_RECVD'] * 8 / values['ELAPSED_TIME'] / 1e6
+    # ELAPSED_TIME is printed to 10 ms over 2 s: 0.5 %
+    assert result['metrics']['throughput_mbps'] == pytest.approx(from_bytes, rel=0.005)
+
+
+def test_megabytes_are_binary():
+    # the issue's manual example: 17.81 MBytes/s is 149.4 Mbit/s, not 142.5
+    assert units.netperf_to_mbps(17.81, 'MBytes/s') == pytest.approx(149.4, abs=0.05)
+    result = parse_netperf.parse_result('tcp_stream', fixture('tcp_stream.fM.mss.csv.stdout'))
+    assert result['metrics']['throughput_mbps'] == pytest.approx(1422.64 * 8 * 2 ** 20 / 1e6)
+    with pytest.raises(ValueError, match='unknown netperf throughput unit'):
+        units.netperf_to_mbps(1, '2^20bytes/s')
+
+
+def test_fixtures_of_the_mss_capture_use_the_module_selectors():
+    for name, command in _commands('commands.mss.txt').items():
+        selectors = re.search(r' -o (\S+)', command).group(1).split(',')
+        test = re.search(r' -t (\S+)', command).group(1)
+        wanted = parse_netperf.STREAM_SELECTORS if test.endswith(('STREAM', 'MAERTS')) else parse_netperf.RR_SELECTORS
+        assert selectors == list(wanted), name
+
+
+def test_mss_is_recorded_for_tcp():
+    assert parse_netperf.parse_result('tcp_rr', fixture('tcp_rr.mss.csv.stdout'))['metrics']['mss_bytes'] == 32768
+    assert parse_netperf.parse_result('tcp_stream', fixture('tcp_stream.mss.csv.stdout'))['metrics']['mss_bytes'] == 65483
+    assert 'mss_bytes' not in parse_netperf.parse_result('udp_stream', fixture('udp_stream.mss.csv.stdout'))['metrics']
+
+
+def test_other_selector_list_says_the_columns_do_not_match():
+    # a real result line of the 24 stream selectors read with the 23 request/response ones
+    result = parse_netperf.parse_result('tcp_rr', fixture('tcp_stream.nocpu.csv.stdout'))
+    assert result['error'].startswith('netperf printed a result line of 24 columns, but 23 selectors were asked for: '
+                                      'the columns do not match the selectors')

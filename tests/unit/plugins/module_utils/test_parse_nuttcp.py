@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""parse_nuttcp on real nuttcp 6.1.2 output (tests/unit/fixtures/nuttcp/README.md) and 8.x from-docs files."""
+"""parse_nuttcp on real nuttcp 6.1.2 and 8.2.2 output (tests/unit/fixtures/nuttcp/README.md)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -100,24 +100,57 @@ def test_bad_output(stdout, stderr, rc, error):
     assert parse_nuttcp.parse(stdout, stderr, rc)['error'] == error
 
 
-def test_8x_tcp_from_docs():
-    res = run('tcp-t-i1-from-docs', version='8.2.2')
+# --- nuttcp 8.2.2, real (tests/unit/fixtures/nuttcp/8.2.2/README.md) ---
+
+def test_8x_tcp():
+    res = run('tcp-t-i1', version='8.2.2')
     assert res['error'] is None
-    assert res['metrics'] == {'throughput_mbps': 9412.4861, 'retransmits': 2.0,
-                              'cpu_local_pct': 14.0, 'cpu_remote_pct': 52.0}
-    assert res['extra']['cwnd'] == 3072.0 and res['extra']['host-retrans'] == 0.0
-    assert [i['t'] for i in res['intervals']] == [1.0, 2.0]
+    assert res['metrics'] == {'throughput_mbps': 23895.5439, 'retransmits': 0.0,
+                              'cpu_local_pct': 16.0, 'cpu_remote_pct': 82.0}
+    assert res['extra'] == {'megabytes': 5699.0188, 'real_seconds': 2.0, 'cwnd': 511.0, 'rtt_ms': 0.05}
+    # one interval line over -T2 (the second second ends with the run)
+    assert res['intervals'] == [{'t': 1.0, 'throughput_mbps': 23870.1404, 'retransmits': 0.0}]
 
 
-def test_8x_udp_jitter_from_docs():
-    res = run('udp-t-R100m-from-docs', version='8.2.2')
-    assert res['metrics']['jitter_ms'] == 0.0046
-    assert res['metrics']['lost_percent'] == 1.04849
-    assert res['extra']['OWD_ms'] == 0.052
-    assert res['intervals'][0]['jitter_ms'] == 0.0041
+def test_8x_tcp_streams_have_retrans():
+    # 8.x prints retrans= with -N (6.1.2 did not)
+    assert run('tcp-t-N4', version='8.2.2')['metrics']['retransmits'] == 6.0
+
+
+def test_8x_udp_jitter():
+    # -j: msmaxjitter= on the result and interval lines, nothing else about jitter
+    res = run('udp-t-R100m-j-i1', version='8.2.2')
+    assert res['error'] is None
+    m = res['metrics']
+    assert (m['throughput_mbps'], m['jitter_max_ms'], m['lost_packets'], m['packets'], m['lost_percent']) == \
+        (98.2063, 7.8426, 1.0, 2982.0, 0.03348)
+    assert 'jitter_ms' not in m
+    assert res['intervals'][0] == {'t': 1.0, 'throughput_mbps': 96.5312, 'lost_packets': 0.0, 'packets': 1473.0,
+                                   'lost_percent': 0.0, 'jitter_max_ms': 7.3686}
+
+
+def test_8x_verbose_jitter_keys():
+    # the keys the issue names are real, but only in -v output (the receiver's "nuttcp-r:" line)
+    line = [line for line in load('8.2.2/udp-t-R100m-j-v.txt').splitlines() if 'msavgjitter' in line][0]
+    pairs = parse_nuttcp.parse_pairs(line)
+    assert (pairs['msminjitter'], pairs['msavgjitter'], pairs['msmaxjitter']) == (0.0004, 0.3047, 16.2946)
+    assert parse_nuttcp._common_metrics(pairs, True) == {'jitter_ms': 0.3047, 'jitter_max_ms': 16.2946}
+    assert 'retrans_by_stream=27+21+32+32' in load('8.2.2/tcp-t-N4-v.txt')
+
+
+def test_8x_j_makes_tcp_a_udp_test():
+    # nuttcp 8 -j without -u still measures UDP (drop/pkt, no retrans): the module never passes -j for TCP
+    res = run('tcp-t-j', version='8.2.2')
+    assert 'retransmits' not in res['metrics'] and res['metrics']['packets'] == 30.0
 
 
 def test_version():
     assert parse_nuttcp.parse_version(load('6.1.2/version.txt')) == '6.1.2'
     assert parse_nuttcp.parse_version('no version here') == ''
     assert parse_nuttcp.parse_version('nuttcp-8.2.2') == '8.2.2'
+
+
+def test_zero_received_udp_is_an_error():
+    # real: every data datagram dropped by nft, nuttcp exited 0 with megabytes=0.0000 rate_Mbps=0.0000
+    res = parse_nuttcp.parse(load('6.1.2/udp-t-R10m-zero-received.txt'), '', 0, transmit=True)
+    assert res['error'] == 'the server received 0 bytes of 306 datagrams sent (nuttcp: megabytes=0.0 rate_Mbps=0.0)'

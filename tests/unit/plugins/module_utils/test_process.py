@@ -139,3 +139,21 @@ def test_port_accepts():
     assert process.port_accepts('127.0.0.1', port) is True
     sock.close()
     assert process.port_accepts('127.0.0.1', port) is False
+
+
+def test_marked_processes_finds_a_server_and_its_children_by_their_mark(tmp_path):
+    """A process started with the mark, and a child it forks (as netserver does), are found; others are not."""
+    log = str(tmp_path / 'server.log')
+    script = 'import os, time\nif os.fork() == 0:\n    time.sleep(30)\nelse:\n    time.sleep(30)\n'
+    pid = process.spawn_detached([sys.executable, '-c', script], log, env={process.SERVER_MARK: 'netperf-12999'})
+    try:
+        deadline = time.monotonic() + 10
+        found = []
+        while time.monotonic() < deadline and len(found) < 2:
+            found = [(p, mark) for p, mark in process.marked_processes() if mark == 'netperf-12999']
+            time.sleep(0.05)
+        assert len(found) == 2 and pid in [p for p, dummy in found], found
+        assert os.getpid() not in [p for p, dummy in process.marked_processes()]
+    finally:
+        process.kill_group(pid)
+    assert not [p for p, mark in process.marked_processes() if mark == 'netperf-12999' and process.pid_alive(p)]

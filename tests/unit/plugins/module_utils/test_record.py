@@ -165,3 +165,50 @@ def test_combine_intervals_by_index():
     ])
     # t is the latest of the processes' samples: the combined sample is complete then
     assert got == [{'t': 1.01, 'throughput_mbps': 11.0}, {'t': 2.01, 'throughput_mbps': 22.0}]
+
+
+def _throughput_record(direction, measured, rx, tx):
+    record = rec.new_record({'run_id': 'r1', 'nic_interface': 'data0'}, 'iperf3', 'tcp_stream', 'tcp', direction,
+                            'iperf3/tcp_stream/parallel=1')
+    rec.set_primary(record, 'throughput_mbps')
+    rec.add_metrics(record, {'throughput_mbps': measured})
+    rec.add_nic(record, {'interface': 'data0', 'samples': [], 'rx_mbps': rx, 'tx_mbps': tx, 'window': [0, 1]})
+    return record
+
+
+def test_the_data_interface_counters_must_account_for_the_throughput():
+    # the issue's case: 15 Gbit/s measured over the management link, the data interface sent nothing
+    problem = rec.nic_accounting_problem(_throughput_record('client_to_server', 15000.0, 0.0, 0.0))
+    assert problem == ('the data interface data0 sent 0.0 Mbit/s while iperf3 measured 15000.0 Mbit/s (its counters '
+                       'must account for at least 50%): the measured traffic did not cross the data interface (a wrong '
+                       'path? check perflab_data_address and perflab_data_interface)')
+    assert rec.nic_accounting_problem(_throughput_record('client_to_server', 940.0, 20.0, 960.0)) is None
+    assert rec.nic_accounting_problem(_throughput_record('client_to_server', 940.0, 20.0, 400.0)) is not None
+    assert rec.nic_accounting_problem(_throughput_record('server_to_client', 940.0, 955.0, 20.0)) is None
+    assert 'received 20.0' in rec.nic_accounting_problem(_throughput_record('server_to_client', 940.0, 20.0, 955.0))
+    assert rec.nic_accounting_problem(_throughput_record('bidirectional', 1800.0, 900.0, 900.0)) is None
+    # too little to tell, or nothing sampled
+    assert rec.nic_accounting_problem(_throughput_record('client_to_server', 0.5, 0.0, 0.0)) is None
+    assert rec.nic_accounting_problem(_throughput_record('client_to_server', 900.0, None, None)) is None
+
+
+@pytest.mark.parametrize('tool, primary, unit', [
+    ('ethr', 'throughput_mbps', 'Mbit/s'), ('iperf2', 'throughput_mbps', 'Mbit/s'),
+    ('ethr', 'connections_per_s', '1/s'), ('netperf', 'transactions_per_s', '1/s')])
+def test_a_rate_of_zero_is_a_failed_record(tool, primary, unit):
+    # every tool: a test that moved nothing is no result, whatever its parser said
+    record = rec.new_record(PARAMS, tool, 'tcp_stream', 'tcp', 'client_to_server', 'x')
+    rec.add_metric(record, primary, 0.0)
+    rec.set_primary(record, primary)
+    rec.finish_record(record, _proc(), 'ok')
+    assert record['status'] == 'failed'
+    assert record['error'] == '%s measured %s = 0 %s: nothing reached the receiver' % (tool, primary, unit)
+    assert record['metrics'] == {}
+
+
+def test_a_small_rate_or_latency_of_zero_is_kept():
+    record = rec.new_record(PARAMS, 'ethr', 'tcp_latency', 'tcp', 'client_to_server', 'x')
+    rec.add_metric(record, 'latency_us_mean', 0.0)
+    rec.set_primary(record, 'latency_us_mean')
+    rec.finish_record(record, _proc(), 'ok')
+    assert record['status'] == 'ok'

@@ -59,13 +59,48 @@ def test_columns_tests_and_counts(report):
 
 def test_seed_style_titles(report):
     titles = dict((test.test_id, test.title) for test in report.tests)
-    assert titles['iperf3/tcp/parallel=5'] == 'iPerf 3.12 - TCP - Parallel: 5'
-    assert titles['iperf3/udp/parallel=5'] == 'iPerf 3.12 - UDP - Parallel: 5'
-    assert titles['netperf/TCP_RR'] == 'Netperf 2.7.0 - TCP_RR'
-    assert titles['ethr/tcp_latency/threads=1'] == 'Ethr 1.0.0 - TCP - Latency - Threads: 1'
-    assert titles['nuttcp/tcp'] == 'nuttcp 6.1.2 - TCP'
-    assert tables.default_title('iperf3', ['3.9', '3.12'], 'tcp_stream', 'tcp', 'server_to_client', 1, 'x') == \
-        'iPerf 3.9/3.12 - TCP - Reverse - Parallel: 1'
+    assert titles['iperf3/tcp/parallel=5'] == 'iPerf 3.12 - Duration: 10 Seconds - Test: TCP - Parallel: 5'
+    assert titles['iperf3/udp/parallel=5'] == 'iPerf 3.12 - Duration: 10 Seconds - Test: UDP - Parallel: 5'
+    assert titles['netperf/TCP_RR'] == 'Netperf 2.7.0 - Duration: 10 Seconds - Test: TCP Request Response'
+    assert titles['ethr/tcp_latency/threads=1'] == \
+        'Ethr 1.0.0 - Duration: 10 Seconds - Protocol: TCP - Test: Latency - Threads: 1'
+    assert titles['nuttcp/tcp'] == 'nuttcp 6.1.2 - Duration: 10 Seconds - Test: TCP Transfer'
+    assert tables.default_title('iperf3', ['3.9', '3.12'], 'tcp_maerts', 'tcp', 'server_to_client', 1, 'x') == \
+        'iPerf 3.9/3.12 - Test: TCP Reverse (Server To Client) - Parallel: 1'
+
+
+@pytest.mark.parametrize('tool, version, test, protocol, direction, parallel, options, title, expected', [
+    # the Phoronix tables' titles, every parameter kept (issue 17, point 9)
+    ('iperf3', '3.12', 'udp_stream', 'udp', 'client_to_server', 5, {'test': 'udp_stream', 'bitrate': 1000.0}, None,
+     'iPerf 3.12 - Duration: 60 Seconds - Test: UDP - 1000 Mbit Objective - Parallel: 5'),
+    ('iperf3', '3.12', 'tcp_stream', 'tcp', 'client_to_server', 1,
+     {'test': 'tcp_stream', 'window': '256K', 'mss': 1400, 'omit': 0}, None,
+     'iPerf 3.12 - Duration: 60 Seconds - Test: TCP - Window: 256K - MSS: 1400 - Parallel: 1'),
+    ('netperf', '2.7.0', 'tcp_stream', 'tcp', 'client_to_server', 1, {'test': 'tcp_stream'}, None,
+     'Netperf 2.7.0 - Duration: 60 Seconds - Test: TCP Stream (Client To Server)'),
+    ('nuttcp', '6.1.2', 'tcp_stream', 'tcp', 'client_to_server', 1, {'test': 'tcp_stream'}, None,
+     'nuttcp 6.1.2 - Duration: 60 Seconds - Test: TCP Transfer'),
+    ('ethr', '1.0.0', 'tcp_latency', 'tcp', 'bidirectional', 8, {'test': 'latency', 'protocol': 'tcp'}, None,
+     'Ethr 1.0.0 - Duration: 60 Seconds - Protocol: TCP - Test: Latency - Threads: 8'),
+    # HTTP is titled as such, not "TCP - Bandwidth"
+    ('ethr', '1.0.0', 'http_bandwidth', 'tcp', 'client_to_server', 2, {'test': 'http'}, None,
+     'Ethr 1.0.0 - Duration: 60 Seconds - Protocol: HTTP - Test: Bandwidth - Threads: 2'),
+    # a suite's title names the test; the parameters stay
+    ('iperf3', '3.12', 'tcp_stream', 'tcp', 'client_to_server', 20, {'test': 'tcp_stream'}, 'TCP (jumbo frames)',
+     'iPerf 3.12 - Duration: 60 Seconds - Test: TCP (jumbo frames) - Parallel: 20'),
+])
+def test_registry_titles_keep_every_parameter(tool, version, test, protocol, direction, parallel, options, title,
+                                              expected):
+    assert tables.default_title(tool, [version], test, protocol, direction, parallel, 'x', duration=60.0,
+                                options=options, title=title) == expected
+
+
+def test_suite_title_reaches_the_report():
+    records = [dict(r, title='TCP (jumbo frames)') if r['test_id'] == 'iperf3/tcp/parallel=5' else r
+               for r in results_of(STOCK)]
+    report = tables.Report(store.RecordList(records))
+    titles = dict((test.test_id, test.title) for test in report.tests)
+    assert titles['iperf3/tcp/parallel=5'] == 'iPerf 3.12 - Duration: 10 Seconds - Test: TCP (jumbo frames) - Parallel: 5'
 
 
 def test_summary_means_changes_and_significance_equal_the_records(report):
@@ -204,8 +239,18 @@ def test_interval_rows_carry_tool_and_nic_samples(report):
     assert nic_rows[1][columns.index('tx_bytes')] == s1['tx_bytes']
 
 
+def test_systems_table_one_row_per_system_under_test(report):
+    # the records' tests ran on lab1 (the client): the server lab2 is no system under test
+    profiles = [obj for obj in load(STOCK, TUNED) if obj['schema'] == 'perflab.system/1']
+    clients = set(r['client']['name'] for r in results_of(STOCK, TUNED))
+    assert clients == {'lab1'} and len(profiles) == 4
+    assert [(row[0], row[1]) for row in report.systems_rows()] == \
+        [(p['config'], p['host']) for p in profiles if p['host'] in clients]
+
+
 def test_systems_table(report):
     profiles = [obj for obj in load(STOCK, TUNED) if obj['schema'] == 'perflab.system/1']
+    report = tables.Report(store.ResultFiles([STOCK, TUNED]), systems='all')
     rows = report.systems_rows()
     columns = report.systems_columns()
     for field in ('Processor', 'Motherboard', 'Memory', 'Disk', 'Network', 'OS', 'Kernel', 'Compiler',
@@ -236,7 +281,7 @@ def test_a_truncated_file_still_makes_a_report():
 def test_text_summary_blocks_and_bars(report):
     summary = text.render(report)
     blocks = summary.split('\n\n')
-    block = [b for b in blocks if b.startswith('Netperf 2.7.0 - TCP_RR\n')][0].splitlines()
+    block = [b for b in blocks if b.startswith('Netperf 2.7.0 - Duration: 10 Seconds - Test: TCP Request Response\n')][0].splitlines()
     assert block[1] == '1/s, higher is better'
     test = [t for t in report.tests if t.test_id == 'netperf/TCP_RR'][0]
     stock, tuned = test.by_label['Debian 12 stock'].mean, test.by_label['Debian 12 tuned'].mean
@@ -247,9 +292,9 @@ def test_text_summary_blocks_and_bars(report):
     assert block[3].endswith('%+.1f%% *' % ((tuned - stock) / stock * 100))
     latency = [b for b in blocks if b.startswith('Ethr 1.0.0')][0].splitlines()
     assert latency[1] == 'us, lower is better'
-    failed = [b for b in blocks if b.startswith('iPerf 3.12 - TCP - Parallel: 20')][0]
+    failed = [b for b in blocks if b.startswith('iPerf 3.12 - Duration: 10 Seconds - Test: TCP - Parallel: 20')][0]
     assert 'Debian 12 stock ... FAILED (2 of 2 runs): iperf3 timed out after 40 s' in failed
-    skipped = [b for b in blocks if b.startswith('Netperf 2.7.0 - UDP_STREAM')][0]
+    skipped = [b for b in blocks if b.startswith('Netperf 2.7.0 - Duration: 10 Seconds - Test: UDP Stream')][0]
     assert 'Debian 12 tuned ... SKIPPED (1 of 1 runs): netserver is not reachable' in skipped
 
 
@@ -296,3 +341,82 @@ def test_a_test_without_any_successful_run_claims_no_direction():
     test = [t for t in report.tests if t.test_id == 'ethr/latency'][0]
     assert test.higher_is_better is None and test.units_line == 'value, no successful run'
     assert 'Debian 12 stock ... SKIPPED' in text.render(report)
+
+
+# --- several baselines, the stock rule, the compare map, percent of link (issue 17, points 11, 12) ---
+
+def _relabel(objects, old, new, profile, system, hosts=None):
+    out = []
+    for obj in objects:
+        obj = json.loads(json.dumps(obj))
+        if obj.get('config') != old:
+            continue
+        obj['config'] = new
+        if obj['schema'].startswith('perflab.system/'):
+            obj['profile'] = profile
+            obj['table']['OS'] = system
+            if hosts:
+                obj['host'] = hosts[obj['host']]
+        elif hosts:
+            for side in ('client', 'server'):
+                obj[side]['name'] = hosts[obj[side]['name']]
+        out.append(obj)
+    return out
+
+
+def _study():
+    """Two stock/tuned pairs in one workbook, as the seeds' "Ubuntu 18.10 vs Tuned, Scientific 7 vs Tuned"."""
+    objects = load(STOCK, TUNED)
+    other_hosts = {'lab1': 'lab3', 'lab2': 'lab4'}
+    return (_relabel(objects, 'Debian 12 stock', 'Debian 12 stock', 'stock', 'Debian 12')
+            + _relabel(objects, 'Debian 12 tuned', 'Debian 12 tuned', 'tuned', 'Debian 12')
+            + _relabel(objects, 'Debian 12 stock', 'Rocky 9 stock', 'stock', 'Rocky Linux 9.4', other_hosts)
+            + _relabel(objects, 'Debian 12 tuned', 'Rocky 9 tuned', 'tuned', 'Rocky Linux 9.4', other_hosts))
+
+
+def test_each_tuned_configuration_against_its_own_stock():
+    report = tables.Report(store.RecordList(_study()))
+    assert report.compare == {'Debian 12 stock': None, 'Debian 12 tuned': 'Debian 12 stock',
+                              'Rocky 9 stock': 'Debian 12 stock', 'Rocky 9 tuned': 'Rocky 9 stock'}
+    assert report.baselines == ['Debian 12 stock', 'Rocky 9 stock']
+    columns = report.summary_columns()
+    assert 'Rocky 9 tuned vs Rocky 9 stock (%)' in columns and 'Debian 12 tuned vs Debian 12 stock (%)' in columns
+    test = report.tests[0]
+    rocky, rocky_stock = test.by_label['Rocky 9 tuned'], test.by_label['Rocky 9 stock']
+    assert rocky.baseline == 'Rocky 9 stock'
+    assert rocky.change_percent == pytest.approx(stats.relative_change_percent(rocky.mean, rocky_stock.mean))
+    summary = text.render(report)
+    assert 'baseline Debian 12 stock, Rocky 9 stock' in summary
+    assert re.search(r'^  Rocky 9 tuned \.+ .*[-+]\d+\.\d% (\* )?vs Rocky 9 stock$', summary, re.M), summary
+
+
+def test_compare_map_any_configuration_against_any_other():
+    # an OS study: "% relative to Linux", the other OS against it whatever the profiles
+    compare = {'Rocky 9 stock': 'Debian 12 stock', 'Rocky 9 tuned': 'Debian 12 tuned', 'Debian 12 tuned': None}
+    report = tables.Report(store.RecordList(_study()), compare=compare)
+    assert report.compare == {'Debian 12 stock': None, 'Debian 12 tuned': None,
+                              'Rocky 9 stock': 'Debian 12 stock', 'Rocky 9 tuned': 'Debian 12 tuned'}
+    assert report.overview()['compare'] == {'Rocky 9 stock': 'Debian 12 stock', 'Rocky 9 tuned': 'Debian 12 tuned'}
+    bad = tables.Report(store.RecordList(_study()), compare={'OSv': 'Debian 12 stock'})
+    assert any("compare names configuration 'OSv'" in warning for warning in bad.warnings)
+
+
+def test_without_profiles_one_baseline_as_before(report):
+    assert report.compare == {'Debian 12 stock': None, 'Debian 12 tuned': 'Debian 12 stock'}
+
+
+def test_percent_of_link_speed():
+    records = results_of(STOCK)
+    for record in records:
+        record['client']['link_mbps'] = 1000.0
+    report = tables.Report(store.RecordList(records))
+    assert report.link_known
+    test = [t for t in report.tests if t.test_id == 'iperf3/tcp/parallel=1'][0]
+    column = test.by_label['Debian 12 stock']
+    assert column.link_mbps == 1000.0
+    assert column.link_percent == pytest.approx(column.mean / 1000.0 * 100.0)
+    assert 'Debian 12 stock % of link' in report.summary_columns()
+    # a latency or transaction rate is no share of a link
+    rr = [t for t in report.tests if t.test_id == 'netperf/TCP_RR'][0]
+    assert rr.by_label['Debian 12 stock'].link_percent is None
+    assert '[%.0f%% of 1000.00 Mbit/s link]' % column.link_percent in text.render(report)

@@ -115,7 +115,7 @@ def test_test_sheets_title_units_statistics_and_bar_chart(merged):
     records = results_of(STOCK, TUNED)
     test = [t for t in report.tests if t.test_id == 'iperf3/tcp/parallel=5'][0]
     ws = wb['iPerf 3.12 - TCP - Parallel 5']
-    assert ws['A1'].value == 'iPerf 3.12 - TCP - Parallel: 5'
+    assert ws['A1'].value == 'iPerf 3.12 - Duration: 10 Seconds - Test: TCP - Parallel: 5'
     assert ws['A2'].value == 'Mbit/s, higher is better'
     assert [cell.value for cell in ws[5]][:10] == ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max',
                                                    'Runs', 'Failed', 'Skipped']
@@ -151,10 +151,11 @@ def test_systems_sheet(merged):
     report, _result, wb = merged
     ws = wb['Systems']
     assert [cell.value for cell in ws[1]] == report.systems_columns()
-    assert ws.max_row == 1 + len(report.systems_rows()) == 5
+    # the systems under test: lab1 (the client) of each configuration
+    assert ws.max_row == 1 + len(report.systems_rows()) == 3
     header = [cell.value for cell in ws[1]]
     assert ws.cell(row=2, column=header.index('Processor') + 1).value.startswith('Intel Xeon')
-    assert ws.cell(row=4, column=header.index('MTU') + 1).value == 9000
+    assert ws.cell(row=3, column=header.index('MTU') + 1).value == 9000  # Debian 12 tuned, lab1
 
 
 def test_intervals_sheet_rows_and_line_charts(merged):
@@ -209,6 +210,8 @@ def test_a_file_cut_mid_line_still_yields_a_workbook(tmp_path):
 def test_sheet_name_rules():
     used = ['Summary', 'Systems', 'Intervals', 'Raw']
     assert workbook.sheet_name('iPerf 3.12 - TCP - Parallel: 5', used) == 'iPerf 3.12 - TCP - Parallel 5'
+    assert workbook.sheet_name('iPerf 3.12 - Duration: 60 Seconds - Test: UDP - 1000 Mbit Objective - Parallel: 5',
+                               used) == 'iPerf UDP 1000M P 5'
     long_title = 'Ethr 1.0.0 - TCP - Connections/s - Threads: 64'
     name = workbook.sheet_name(long_title, used)
     assert len(name) <= 31 and '/' not in name and ':' not in name
@@ -250,3 +253,28 @@ def test_libreoffice_converts_the_workbook_to_pdf(merged, tmp_path):
     content = pdf.read_bytes()
     assert content.startswith(b'%PDF')
     assert content.count(b'/Type /Page') + content.count(b'/Type/Page') > len(result['sheets'])
+
+
+def _broken_copy(tmp_path):
+    """stock.jsonl with one failed record's error full of control characters and one record whose config is a dict."""
+    lines = open(STOCK).read().splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    first = next(i for i, r in enumerate(records) if r['schema'].startswith('perflab.result'))
+    bad = dict(records[first], status='failed', error='iperf3: error - \x1b[31mcontrol\x00 chars\x07', test_id='x/y/z=1')
+    dict_config = dict(records[first], config={'a': 1})
+    path = tmp_path / 'broken.jsonl'
+    path.write_text('\n'.join(lines + [json.dumps(bad), json.dumps(dict_config)]) + '\n')
+    return str(path), len(lines) + 2
+
+
+def test_control_characters_and_a_malformed_record_do_not_break_the_report(tmp_path):
+    source, bad_line = _broken_copy(tmp_path)
+    path = str(tmp_path / 'clean.xlsx')
+    dummy, result = build.build_report([source], workbook_path=path)
+    wb = openpyxl.load_workbook(path)
+    assert [(p['line'], p['error']) for p in result['overview']['problems']] == \
+        [(bad_line, 'field config must be a string, got dict, line skipped')]
+    errors = [cell.value for row in wb['Raw'].iter_rows() for cell in row
+              if isinstance(cell.value, str) and 'control' in cell.value]
+    assert errors and all('\ufffd' in value and '\x00' not in value and '\x07' not in value for value in errors)
+    assert workbook.clean_cell('a\x00b\tc\n') == 'a\ufffdb\tc\n' and workbook.clean_cell(5) == 5

@@ -107,7 +107,7 @@ def test_bad_suite_names_say_what_a_suite_may_be(name, start):
     message = str(err.value)
     assert message.startswith(start)
     assert message.endswith('the suite must be a suite name (osv-netperf, phoronix-network, quick; '
-                            '1 to 64 letters, digits, _ . -) or the path of a suite file (.yml)')
+                            '1 to 64 letters, digits, _ . -, starting with a letter or a digit) or the path of a suite file (.yml)')
 
 
 def test_pairs_from_groups_with_peers_and_ports_per_server_index():
@@ -269,3 +269,59 @@ def test_ethr_latency_parallel_list_is_one_test_with_parallel_one():
     # without 1 in the list: still one test, with what ethr really runs
     only_eight = s.expand_suite({'name': 'y', 'tests': [{'tool': 'ethr', 'test': 'latency', 'parallel': [8]}]})
     assert [(t['test_id'], t['parallel']) for t in only_eight] == [('ethr/tcp_latency/parallel=1', 1)]
+
+
+def test_a_suite_file_is_bounded(tmp_path):
+    from ansible.module_utils.common.yaml import yaml_load
+    bomb = tmp_path / 'bomb.yml'
+    # nested aliases: 435 bytes that expand to 10**9 values
+    lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]']
+    for i in range(1, 9):
+        lines.append('a%d: &a%d [%s]' % (i, i, ', '.join(['*a%d' % (i - 1)] * 10)))
+    bomb.write_text('\n'.join(lines) + '\ntests: *a8\n')
+    with pytest.raises(s.PlanError) as err:
+        s.read_suite(str(bomb), yaml_load)
+    assert str(err.value) == 'suite file %s expands to more than 20000 values (YAML aliases?): refused' % bomb
+    big = tmp_path / 'big.yml'
+    big.write_text('#' * (256 * 1024 + 1))
+    with pytest.raises(s.PlanError, match='is 262145 bytes: a suite file may have at most 262144'):
+        s.read_suite(str(big), yaml_load)
+    broken = tmp_path / 'broken.yml'
+    broken.write_text('tests: [\n  - {tool: iperf3\n' + 'x: y\n' * 50)
+    with pytest.raises(s.PlanError) as err:
+        s.read_suite(str(broken), yaml_load)
+    assert str(err.value).startswith('cannot read the suite file %s: ' % broken) and '\n' not in str(err.value)
+
+
+def test_pair_ports_and_port_clashes_are_caught_by_the_plan():
+    with pytest.raises(s.PlanError) as err:
+        s.check_explicit_ports([{'client': 'a', 'server': 'b', 'ports': {'iperf3': 70000, 'bogus': 1}}])
+    assert str(err.value) == ('benchmark_pairs a->b: ports.iperf3 must be a port number from 1024 to 65000, got 70000; '
+                              "benchmark_pairs a->b: ports names an unknown tool 'bogus' (allowed: ethr, iperf2, "
+                              'iperf3, netperf, nuttcp)')
+    servers = [{'tool': 'iperf3', 'port': 6000, 'pair': 'a->b', 'server': 'b',
+                'openings': [{'port': 6000, 'end_port': 6000, 'protocol': 'tcp'}]},
+               {'tool': 'netperf', 'port': 5999, 'pair': 'a->b', 'server': 'b',
+                'openings': [{'port': 5999, 'end_port': 6000, 'protocol': 'tcp'}]}]
+    with pytest.raises(s.PlanError) as err:
+        s.check_port_overlaps(servers)
+    assert str(err.value) == ('on b, iperf3 port 6000 (pair a->b) and netperf port 5999 (pair a->b) both need tcp port '
+                              '6000: give the pairs other ports')
+
+
+def test_a_data_address_must_be_an_ip_address():
+    with pytest.raises(s.PlanError) as err:
+        s.make_pairs({'a': {'data_address': '10.0.0.1'}, 'b': {'data_address': 'lab2.example'}},
+                     explicit=[{'client': 'a', 'server': 'b'}])
+    assert str(err.value) == ("perflab_data_address of host b must be an IP address (the servers bind to it), "
+                              "got 'lab2.example'")
+
+
+def test_suite_options_are_typed_with_their_unit():
+    errors = s.validate_suite({'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'udp_stream',
+                                                       'options': {'bitrate': '1G'}}]})
+    assert errors == ["suite test 1: iperf3 option bitrate must be a number from 0 to 1000000 "
+                      "(Mbit/s per UDP stream (-b), 0 unlimited), got '1G'"]
+    assert s.validate_suite({'name': '.hidden', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}]}) == [
+        "suite: name must be 1 to 64 letters, digits, _ . -, starting with a letter or a digit (it names files), "
+        "got '.hidden'"]

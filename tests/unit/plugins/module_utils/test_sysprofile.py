@@ -271,7 +271,8 @@ def test_collect_with_every_tool(fake_vm):
         'Chipset': 'Intel Device 0d57',
         'Memory': '24GB',
         'Disk': '275GB vda',
-        'Network': 'veth (virtual, 10000 Mb/s)',
+        # every NIC of the host (lspci's one virtio NIC) and the data interface, a veth without a PCI device
+        'Network': 'Red Hat Virtio 1.0 network device + veth (virtual, 10000 Mb/s)',
         'OS': 'Debian GNU/Linux 12',
         'Kernel': '6.18.44-fc-v657 (x86_64)',
         'Compiler': 'GCC 12.2.0',
@@ -332,3 +333,20 @@ def test_collect_dmi_board(fake_vm):
     _write(fake_vm, '/sys/class/dmi/id/bios_version', '0501\n')
     profile = sysprofile.collect('eth0', no_tools, str(fake_vm))
     assert profile['table']['Motherboard'] == 'ASUSTeK COMPUTER INC. KRPA-U16 Series (0501 BIOS)'
+
+
+def test_host_nics_grouped_like_the_seeds_table():
+    # parsed lspci entries (class 02xx are network controllers), counted per model in lspci's order
+    def nic(vendor, device, class_id='0200'):
+        return {'slot': '', 'class': 'Ethernet controller', 'class_id': class_id, 'vendor': vendor,
+                'vendor_id': '', 'device': device, 'device_id': ''}
+    devices = [nic('Intel Corporation', 'I210 Gigabit Network Connection'),
+               nic('Intel Corporation', 'I210 Gigabit Network Connection'),
+               nic('Mellanox Technologies', 'MT26448 [ConnectX EN 10GigE, PCIe 2.0 5GT/s]'),
+               nic('Intel Corporation', 'C620 Series Chipset Family SATA Controller', class_id='0106')]
+    text = sysprofile.host_nics(devices)
+    assert text.startswith('2 x Intel I210 Gigabit Network Connection + Mellanox MT26448')
+    assert 'SATA' not in text
+    assert sysprofile.host_nics(devices, 'Mellanox MT26448 [ConnectX EN 10GigE, PCIe 2.0 5GT/s]',
+                                'Mellanox MT26448 (mlx4_en, 10000 Mb/s)').endswith('+ Mellanox MT26448 (mlx4_en, 10000 Mb/s)')
+    assert sysprofile.host_nics([]) == ''

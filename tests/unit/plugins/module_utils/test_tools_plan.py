@@ -136,6 +136,24 @@ def test_windows_needs_the_nuttcp_build_and_has_no_netperf():
     assert result['ethr_source']['src'].endswith('/ethr_windows.zip')
 
 
+def test_windows_default_list_leaves_netperf_out_with_a_note():
+    # the role's default tools_list (iperf3, netperf, nuttcp, ethr) on Windows: netperf skipped, not refused
+    data = os_data(FACTS['windows-2019'])
+    assert data['default_list'] == DEFAULTS['tools_list']   # vars/main.yml's copy is the default's
+    result = plan('windows-2019', default_list=True, nuttcp_windows_src='https://example.invalid/n.exe')
+    assert result['skipped'] == {'netperf': 'left out of the default tools_list on Microsoft Windows Server 2019 '
+                                            'Datacenter 10: netperf has no maintained Windows build, package or '
+                                            'Chocolatey package (a tools_list of your own naming it is refused)'}
+    assert [entry['tool'] for entry in result['pkg_entries']] == ['iperf3']
+    # a list of the user's own that names netperf is still refused
+    assert 'netperf cannot be installed on Microsoft Windows Server 2019' in refused(
+        'windows-2019', nuttcp_windows_src='https://example.invalid/n.exe')
+
+
+def test_default_list_changes_nothing_where_every_tool_installs():
+    assert plan('debian-12', default_list=True) == plan('debian-12')
+
+
 def test_absent_refuses_nothing_but_the_request_and_the_os():
     result = plan('windows-2019', list=['netperf', 'nuttcp'], state='absent')
     assert [e['method'] for e in result['unavailable']] == ['unavailable'] and result['binary_entries']

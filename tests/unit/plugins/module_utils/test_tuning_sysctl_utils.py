@@ -78,13 +78,16 @@ def test_apply_and_restore_on_a_plain_root(tmp_path):
                    'before': '4096 131072 6291456', 'after': '4096 131072 134217728', 'reason': None}
     assert apply_key(fs, 'net.ipv4.tcp_rmem', [4096, 131072, 134217728])['status'] == 'unchanged'
     missing = apply_key(fs, 'net.core.busy_poll', 50)
-    assert (missing['status'], missing['reason']) == ('skipped', 'does not exist on this kernel')
+    # not in a namespace: a key the kernel does not have is a typo, refused (failed), never skipped
+    assert (missing['status'], missing['reason']) == ('failed', 'no such sysctl on this kernel '
+                                                      '(/proc/sys/net/core/busy_poll): a typo?')
     back = restore_key(fs, 'net.ipv4.tcp_rmem', '4096 131072 6291456')
     assert (back['status'], back['after']) == ('restored', '4096 131072 6291456')
     assert restore_key(fs, 'net.core.busy_poll', None)['status'] == 'skipped'
     summary = summarize([res, missing, back])
     assert summary == {'applied': ['net.ipv4.tcp_rmem'], 'unchanged': [], 'restored': ['net.ipv4.tcp_rmem'],
-                       'skipped': {'net.core.busy_poll': 'does not exist on this kernel'}, 'failed': {}}
+                       'skipped': {},
+                       'failed': {'net.core.busy_poll': 'no such sysctl on this kernel (/proc/sys/net/core/busy_poll): a typo?'}}
 
 
 def test_check_mode_writes_nothing(tmp_path):
@@ -199,7 +202,7 @@ def test_in_a_real_network_namespace():
     assert out['rmem_max']['status'] == 'skipped'
     assert out['rmem_max']['reason'] == 'read-only in this network namespace (a machine-wide setting)'
     assert out['backlog'] == {'key': 'net.core.netdev_max_backlog', 'status': 'skipped', 'wanted': '250000',
-                              'before': None, 'after': None, 'reason': 'does not exist in this network namespace'}
+                              'before': None, 'after': None, 'reason': 'does not exist in this network namespace (only in the initial one)'}
     assert out['tcp_mem']['status'] == 'skipped'
     assert out['tcp_wmem']['status'] == 'applied' and out['tcp_wmem']['after'] == '4096 65536 8388608'
     assert out['restore']['status'] == 'restored' and out['final'] is True

@@ -25,7 +25,7 @@ from ansible_collections.perflab.network.plugins.module_utils import units
     (125, 'MB/s', 1000.0),
     (125, 'MBps', 1000.0),
     (1000, 'Mb/s', 1000.0),
-    (1, '2^20Bytes/s', 8.388608),
+    (1, '10^6bits/s', 1.0),
     (3.0, 'Gbits/sec', 3000.0),
 ])
 def test_to_mbps(value, unit, expected):
@@ -87,3 +87,20 @@ def test_parse_duration_us(text, expected):
 def test_parse_duration_us_rejects(text):
     with pytest.raises(ValueError):
         units.parse_duration_us(text)
+
+
+def test_netperf_units_are_the_ones_it_prints():
+    # netperf -f: capitals are powers of two (bytes), lower case powers of ten (bits)
+    assert units.netperf_to_mbps(1, 'KBytes/s') == 8 * 1024 / 1e6
+    assert units.netperf_to_mbps(1, 'MBytes/s') == 8 * 2 ** 20 / 1e6
+    assert units.netperf_to_mbps(1, 'GBytes/s') == 8 * 2 ** 30 / 1e6
+    assert units.netperf_to_mbps(1, '10^9bits/s') == 1000.0
+    for fake in ('2^20bytes/s', '2^10Bytes/s', 'Mbit/s'):
+        with pytest.raises(ValueError):
+            units.netperf_to_mbps(1, fake)
+
+
+def test_human_bytes():
+    assert units.human_bytes(39000) == '39 KB'
+    assert units.human_bytes(2523136) == '2.5 MB'
+    assert units.human_bytes(0) == '0 bytes'

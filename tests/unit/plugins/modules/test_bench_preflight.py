@@ -120,7 +120,7 @@ def test_result_pings_each_address_once_and_decides_on_the_host_state(tmp_path):
                                               listening_ports=lambda: preflight.listening_ports(str(PROCNET)))
     assert calls == [([['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']], 8)]
     assert result == dict(
-        changed=False, unanswered=['10.0.1.3'], pidfiles=['iperf3-5202.pid', 'nuttcp-5000.pid'],
+        changed=False, unanswered=['10.0.1.3'], pidfiles=['iperf3-5202.pid', 'nuttcp-5000.pid'], path_problems=[],
         stop_planned=[SERVERS[0]], stop_unplanned=[{'tool': 'nuttcp', 'port': 5000}],
         listening={'tcp': [5000, 5201, 8888, 12865], 'udp': [5001, 9999]}, taken=[5201, 12865],
         pings=[['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']])
@@ -167,3 +167,38 @@ def test_module_ping_of_loopback_answers(capsys):
 def test_module_refuses_bad_input(args, words, capsys):
     out = run_module(args, capsys)
     assert out['failed'] and all(word in out['msg'] for word in words), out['msg']
+
+
+IPROUTE2 = Path(__file__).resolve().parents[2] / 'fixtures' / 'iproute2'
+
+
+def _iproute2_run_many(argvs, timeout):
+    """ip -j address/route get answered from real output (tests/unit/fixtures/iproute2/README.md)."""
+    out = []
+    for argv in argvs:
+        if argv[:3] == ['ip', '-j', 'address']:
+            text = (IPROUTE2 / 'address-show.json').read_text()
+        elif argv[:4] == ['ip', '-j', 'route', 'get']:
+            text = (IPROUTE2 / ('route-get-mgmt.json' if argv[4].startswith('10.220.0.') else 'route-get-data.json')).read_text()
+        else:
+            text = ''
+        out.append(ProcessResult(argv, rc=0, stdout=text))
+    return out
+
+
+def test_the_data_path_must_be_on_the_data_interface(tmp_path):
+    def check(data_address, addresses):
+        params = dict(addresses=addresses, servers=[], pid_dir=str(tmp_path), ping_wait=2,
+                      data_address=data_address, data_interface='data0')
+        return bench_preflight.preflight_result(params, run_many=_iproute2_run_many,
+                                                listening_ports=lambda: {'tcp': [], 'udp': []})['path_problems']
+    assert check('10.220.1.11', ['10.220.1.12']) == []
+    assert check('10.220.0.11', ['10.220.0.12']) == [
+        'perflab_data_address 10.220.0.11 is on mgmt0, not on perflab_data_interface data0',
+        'the server data address 10.220.0.12 routes over mgmt0, not over perflab_data_interface data0']
+    assert check('127.0.0.1', ['10.220.1.11']) == [
+        'perflab_data_address 127.0.0.1 is a loopback address',
+        'the server data address 10.220.1.11 is an address of this host itself']
+    assert check('10.9.9.9', []) == [
+        'perflab_data_address 10.9.9.9 is not an address of this host (it has 10.220.0.11, 10.220.1.11, 127.0.0.1, ::1, '
+        'fe80::b82e:40ff:fe55:57d8, fe80::bcd6:16ff:fe7c:a1e4)']

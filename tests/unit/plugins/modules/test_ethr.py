@@ -270,7 +270,7 @@ def test_live_loopback_bandwidth(capsys):
 
 
 def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys, monkeypatch):
-    from ansible_collections.perflab.network.plugins.module_utils import runner
+    from ansible_collections.perflab.network.plugins.module_utils import host_platform, runner
 
     class Sampler(object):
         def __init__(self, interface, interval=1.0):
@@ -287,7 +287,7 @@ def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys,
 
         def result(self, window=None):
             return {'interface': self.interface, 'samples': [], 'rx_mbps': 0.0, 'tx_mbps': 0.0, 'window': window}
-    monkeypatch.setattr(runner, 'NicSampler', Sampler)
+    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0: Sampler(name)))
     monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
                         lambda name: True)
     tools([fixture('unreachable.txt')])
@@ -299,7 +299,7 @@ def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys,
 
 
 def test_the_nic_window_is_the_seconds_ethr_measured(tools, capsys, monkeypatch):
-    from ansible_collections.perflab.network.plugins.module_utils import runner
+    from ansible_collections.perflab.network.plugins.module_utils import host_platform, runner
     seen = {}
 
     class Sampler(object):
@@ -318,10 +318,38 @@ def test_the_nic_window_is_the_seconds_ethr_measured(tools, capsys, monkeypatch)
         def result(self, window=None):
             seen['window'] = window
             return {'interface': 'data0', 'samples': [], 'rx_mbps': 1.0, 'tx_mbps': 13000.0, 'window': window}
-    monkeypatch.setattr(runner, 'NicSampler', Sampler)
+    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0: Sampler(name)))
     monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
                         lambda name: True)
     tools([fixture('tcp_bw.txt')])
     record = run_module({'server': '10.77.0.1', 'duration': 5, 'nic_interface': 'data0'}, capsys)['perflab_result'][0]
     assert seen['window'] == (pytest.approx(1.4), 6.4)
     assert record['metrics']['nic_tx_mbps']['value'] == 13000.0
+
+
+def test_optional_http_refused_is_skipped_with_the_tools_reason(tools, capsys):
+    # a suite's optional: true (ethr HTTP): the real refusal of ethr 1.0 makes a skipped record, not a failure
+    fake = tools([fixture('http_bw.txt')], rc=1)
+    result = run_module({'server': '10.77.0.1', 'test': 'http', 'optional': True}, capsys)
+    assert fake.test_calls[0][5:9] == ['-t', 'b', '-p', 'http']
+    assert not result.get('failed')
+    record = result['perflab_result'][0]
+    assert record['status'] == 'skipped'
+    assert record['error'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
+                               '(its help still lists http; ethr 1.0 removed the HTTP tests)')
+
+
+def test_optional_test_the_help_lacks_is_skipped_without_running(tools, capsys):
+    help_text = fixture('help.txt').replace('"tcp", "udp", "http", "https", or "icmp"', '"tcp", "udp", or "icmp"')
+    fake = tools([], help_text=help_text)
+    result = run_module({'server': '10.77.0.1', 'test': 'http', 'optional': True}, capsys)
+    assert fake.test_calls == [] and not result.get('failed')
+    record = result['perflab_result'][0]
+    assert (record['status'], record['error']) == (
+        'skipped', 'the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: its help lists only tcp, udp, icmp')
+
+
+def test_a_failure_of_an_optional_test_that_is_no_refusal_still_fails(tools, capsys):
+    tools([fixture('unreachable.txt')], rc=0)
+    result = run_module({'server': '10.99.0.9', 'optional': True}, capsys)
+    assert result['failed'] is True and result['perflab_result'][0]['status'] == 'failed'

@@ -12,7 +12,7 @@ from ansible_collections.perflab.network.tests.unit.plugins.modules.tool_fakes i
 from ansible_collections.perflab.network.tests.unit.plugins.modules import tool_fakes
 
 IPERF3 = '/usr/bin/iperf3'
-BASE = [IPERF3, '-c', '10.201.1.2', '-p', '5201', '-t', '2', '-P', '1', '-J']
+BASE = [IPERF3, '-c', '10.201.1.2', '-p', '5201', '-t', '2', '-P', '1', '-J', '--get-server-output']
 
 
 def fixture(name):
@@ -65,7 +65,7 @@ def test_maerts_with_every_option(tools, capsys):
                          'test': 'tcp_maerts', 'omit': 2, 'window': '256K', 'mss': 1400, 'zerocopy': True,
                          'length': '128K', 'connect_timeout': 3000, 'congestion': 'bbr', 'bind': '10.201.1.1'},
                         capsys)
-    assert fake.test_calls == [[IPERF3, '-c', 'lab2.example', '-p', '6000', '-t', '30', '-P', '4', '-J', '-R',
+    assert fake.test_calls == [[IPERF3, '-c', 'lab2.example', '-p', '6000', '-t', '30', '-P', '4', '-J', '--get-server-output', '-R',
                                 '-O', '2', '-w', '256K', '-M', '1400', '-Z', '-l', '128K',
                                 '--connect-timeout', '3000', '-C', 'bbr', '-B', '10.201.1.1']]
     assert fake.timeout == 30 + 2 + 5 + 30
@@ -81,7 +81,7 @@ def test_udp_stream_bitrate_per_stream_in_bits(tools, capsys):
     fake = tools([fixture('3.12/udp-P3-b50M.json')])
     result = run_module({'server': '10.201.1.2', 'duration': 2, 'parallel': 3, 'test': 'udp_stream',
                          'bitrate': 50}, capsys)
-    assert fake.test_calls == [[IPERF3, '-c', '10.201.1.2', '-p', '5201', '-t', '2', '-P', '3', '-J',
+    assert fake.test_calls == [[IPERF3, '-c', '10.201.1.2', '-p', '5201', '-t', '2', '-P', '3', '-J', '--get-server-output',
                                 '-u', '-b', '50000000']]
     record = result['perflab_result'][0]
     assert record['protocol'] == 'udp'
@@ -145,7 +145,7 @@ def test_hung_tool_timeout(tools, capsys):
 def test_processes_sum_and_each(tools, capsys):
     fake = tools([fixture('3.12/tcp.json'), fixture('3.12/tcp-P4.json')])
     result = run_module({'server': '10.201.1.2', 'duration': 2, 'processes': 2}, capsys)
-    assert fake.test_calls == [BASE, [IPERF3, '-c', '10.201.1.2', '-p', '5202', '-t', '2', '-P', '1', '-J']]
+    assert fake.test_calls == [BASE, [IPERF3, '-c', '10.201.1.2', '-p', '5202', '-t', '2', '-P', '1', '-J', '--get-server-output']]
     record = result['perflab_result'][0]
     assert record['test_id'] == 'iperf3/tcp_stream/processes=2/parallel=1'
     assert record['commands'] == fake.test_calls and record['command'] == BASE
@@ -153,7 +153,7 @@ def test_processes_sum_and_each(tools, capsys):
     assert record['metrics']['retransmits']['value'] == 7 + 27
     assert [(p['port'], p['status'], p['metrics']['throughput_mbps']['value']) for p in record['processes']] == [
         (5201, 'ok', 13422.164391), (5202, 'ok', 6732.731227)]
-    assert record['intervals'][0]['throughput_mbps'] == pytest.approx(16476.371257 + 6182.950665)
+    assert record['intervals'][0]['throughput_sent_mbps'] == pytest.approx(16476.371257 + 6182.950665)
     assert record['raw'].startswith('# ' + ' '.join(BASE) + '\n{')
 
 
@@ -167,12 +167,24 @@ def test_processes_one_busy_fails_the_record(tools, capsys):
         (5201, 'ok', None), (5202, 'failed', 'the server is busy running a test. try again later')]
 
 
-def test_nic_cross_check(tools, capsys):
+def test_nic_cross_check(tools, capsys, monkeypatch):
+    # the tool's (real) output claims Gbit/s, but nothing crossed the sampled interface: the wrong path
+    # (lo is shared with whatever else runs on this machine: its rates are pinned, the samples stay real)
+    from ansible_collections.perflab.network.plugins.module_utils import nic
+    monkeypatch.setattr(nic, 'window_rates', lambda samples, window=None: (0.0, 0.0, [0.0, 2.0]))
     tools([fixture('3.12/tcp.json')])
-    record = run_module({'server': '10.201.1.2', 'duration': 2, 'nic_interface': 'lo'}, capsys)['perflab_result'][0]
+    result = run_module({'server': '10.201.1.2', 'duration': 2, 'nic_interface': 'lo'}, capsys)
+    record = result['perflab_result'][0]
     assert record['nic']['interface'] == 'lo' and len(record['nic']['samples']) >= 2
     assert record['client']['interface'] == 'lo' and record['client']['mtu'] == 65536
-    assert record['status'] == 'ok'
+    assert record['status'] == 'failed' and result['failed']
+    assert record['error'].startswith('the data interface lo sent 0.0 Mbit/s while iperf3 measured ')
+    assert 'the measured traffic did not cross the data interface (a wrong path?' in record['error']
+    # counters that account for the measured rate: ok
+    monkeypatch.setattr(nic, 'window_rates', lambda samples, window=None: (50.0, 20000.0, [0.0, 2.0]))
+    tools([fixture('3.12/tcp.json')])
+    record = run_module({'server': '10.201.1.2', 'duration': 2, 'nic_interface': 'lo'}, capsys)['perflab_result'][0]
+    assert record['status'] == 'ok' and record['metrics']['nic_tx_mbps']['value'] == 20000.0
 
 
 def test_check_mode_runs_nothing(tools, capsys):

@@ -8,7 +8,7 @@ import pytest
 
 from ansible_collections.perflab.network.plugins.module_utils import parse_netperf
 from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils import runner
+from ansible_collections.perflab.network.plugins.module_utils import host_platform, runner
 from ansible_collections.perflab.network.plugins.modules import netperf
 from ansible_collections.perflab.network.tests.unit.plugins.modules.tool_fakes import FakeTool, install_fake_tool, read_fixture
 from ansible_collections.perflab.network.tests.unit.plugins.modules import tool_fakes
@@ -48,10 +48,11 @@ def test_default_tcp_stream_command_and_record(tools, capsys):
     assert (record['test'], record['protocol'], record['direction']) == ('tcp_stream', 'tcp', 'client_to_server')
     assert record['test_id'] == 'netperf/tcp_stream/parallel=1'
     assert record['primary'] == 'throughput_mbps'
-    assert record['metrics']['throughput_mbps'] == {'value': 18336.23, 'unit': 'Mbit/s', 'higher_is_better': True}
-    assert record['metrics']['cpu_remote_pct']['value'] == 99.5
-    assert record['metrics']['retransmits'] == {'value': 30.0, 'unit': 'count', 'higher_is_better': False}
-    assert record['intervals'] == [{'t': 1.622, 'throughput_mbps': 19226.23}, {'t': 2.001, 'throughput_mbps': 14544.72}]
+    assert record['metrics']['throughput_mbps'] == {'value': 7877.63, 'unit': 'Mbit/s', 'higher_is_better': True}
+    assert record['metrics']['cpu_remote_pct']['value'] == 100.0
+    assert record['metrics']['retransmits'] == {'value': 21.0, 'unit': 'count', 'higher_is_better': False}
+    assert record['metrics']['mss_bytes'] == {'value': 65483.0, 'unit': 'bytes', 'higher_is_better': True}
+    assert record['intervals'] == [{'t': 2.0, 'throughput_mbps': 7888.8}]
     assert record['command'] == fake.test_calls[0] and record['commands'] == fake.test_calls
     assert record['processes'] is None
     assert record['raw'] == fixture('tcp_stream.csv.stdout')
@@ -79,11 +80,11 @@ def test_tcp_rr_with_every_option(tools, capsys, monkeypatch):
     assert record['test_id'] == ('netperf/tcp_rr/local_socket_buffer=262144/remote_socket_buffer=524288/request_size=64/'
                                  'response_size=1024/parallel=1')
     assert record['primary'] == 'transactions_per_s'
-    assert record['metrics']['transactions_per_s']['value'] == 50395.84
-    assert record['metrics']['latency_us_p99'] == {'value': 54.0, 'unit': 'us', 'higher_is_better': False}
-    assert result['confidence'] == [{'iterations': 3, 'width_pct': 53.268, 'level_pct': 95,
+    assert record['metrics']['transactions_per_s']['value'] == 81721.33
+    assert record['metrics']['latency_us_p99'] == {'value': 47.0, 'unit': 'us', 'higher_is_better': False}
+    assert result['confidence'] == [{'iterations': 3, 'width_pct': 171.173, 'level_pct': 95,
                                      'requested_width_pct': 2.5, 'achieved': False}]
-    assert any('netperf did not reach 95% +/-1.25% within 5 iterations (width 53.3%)' in w for w in warned)
+    assert any('netperf did not reach 95% +/-1.25% within 5 iterations (width 171%)' in w for w in warned)
     assert record['options']['request_size'] == 64
 
 
@@ -94,7 +95,7 @@ def test_udp_stream_message_size(tools, capsys):
     record = result['perflab_result'][0]
     assert record['test_id'] == 'netperf/udp_stream/message_size=1472/parallel=1'
     assert record['protocol'] == 'udp'
-    assert record['metrics']['lost_percent']['value'] == pytest.approx(5.7929, abs=1e-3)
+    assert record['metrics']['lost_percent']['value'] == pytest.approx(56.2144, abs=1e-3)
 
 
 def test_four_processes_against_one_netserver(tools, capsys):
@@ -112,7 +113,7 @@ def test_four_processes_against_one_netserver(tools, capsys):
     assert record['test_id'] == 'netperf/tcp_stream/processes=4/parallel=1'
     assert record['commands'] == calls and record['command'] == calls[0]
     assert [process_['port'] for process_ in record['processes']] == [12866, 12867, 12868, 12869]
-    values = [18336.23, 22390.29, 26142.53, 16936.88]
+    values = [7877.63, 7997.15, 9054.83, 9078.05]
     assert [p['metrics']['throughput_mbps']['value'] for p in record['processes']] == values
     assert record['metrics']['throughput_mbps']['value'] == pytest.approx(sum(values))
     assert record['status'] == 'ok'
@@ -126,7 +127,7 @@ def test_consecutive_ports(tools, capsys):
     assert all('-P' not in call[call.index('--'):] for call in fake.test_calls)
     record = result['perflab_result'][0]
     assert [p['port'] for p in record['processes']] == [13000, 13001]
-    assert record['metrics']['transactions_per_s']['value'] == pytest.approx(104538.23 + 57211.22)
+    assert record['metrics']['transactions_per_s']['value'] == pytest.approx(71934.31 + 84833.77)
 
 
 def test_one_failed_process_fails_the_record(tools, capsys):
@@ -224,7 +225,7 @@ def test_nic_sampling(tools, capsys, monkeypatch):
         def result(self, window=None):
             self.window = window
             return {'interface': self.interface, 'samples': [], 'rx_mbps': 12.5, 'tx_mbps': 18500.0}
-    monkeypatch.setattr(runner, 'NicSampler', FakeSampler)
+    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0: FakeSampler(name)))
     monkeypatch.setattr('ansible_collections.perflab.network.plugins.module_utils.common_args.interface_exists',
                         lambda name: True)
     tools([fixture('tcp_stream.csv.stdout')])

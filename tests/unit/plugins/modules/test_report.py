@@ -65,7 +65,7 @@ def test_merges_files_into_workbook_and_exports(capsys, results_dir):
     assert result['exports'] == ['%s-%s.csv' % (stem, name) for name in
                                  ('summary', 'tests', 'metrics', 'systems', 'intervals', 'raw')] + [stem + '.json']
     assert all(os.path.exists(path) for path in result['exports'])
-    assert 'Netperf 2.7.0 - TCP_RR' in result['summary']
+    assert 'Netperf 2.7.0 - Duration: 10 Seconds - Test: TCP Request Response' in result['summary']
     assert openpyxl.load_workbook(dest).sheetnames == result['sheets']
     assert result['charts'] > 8
 

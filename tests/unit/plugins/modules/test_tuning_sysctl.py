@@ -93,13 +93,15 @@ def test_snapshot_is_written_before_the_first_write_and_never_overwritten(proc, 
 
 def test_stock_restores_everything_recorded(proc, tmp_path, capsys):
     snap = str(tmp_path / 'stock.json')
-    run_module({'snapshot': snap, 'settings': {'net.ipv4.tcp_rmem': '4096 1 2', 'net.core.busy_poll': 50}}, capsys)
+    # a lab host: busy_poll exists only in the initial network namespace, skipped and not kept in the snapshot
+    run_module({'snapshot': snap, 'lab_host': True,
+                'settings': {'net.ipv4.tcp_rmem': '4096 1 2', 'net.core.busy_poll': 50}}, capsys)
     run_module({'snapshot': snap, 'settings': {'net.core.rmem_max': 999999}}, capsys)
     # The second profile no longer lists tcp_rmem: it went back to stock (restore_unlisted).
     assert read(proc, 'net.ipv4.tcp_rmem') == '4096 131072 6291456'
     result = run_module({'snapshot': snap, 'state': 'stock'}, capsys)
     assert result['summary']['restored'] == ['net.core.rmem_max']
-    assert result['summary']['skipped'] == {'net.core.busy_poll': 'did not exist when the snapshot was taken'}
+    assert result['summary']['skipped'] == {}
     assert read(proc, 'net.core.rmem_max') == '212992'
     assert run_module({'snapshot': snap, 'state': 'stock'}, capsys)['changed'] is False
 
@@ -143,3 +145,19 @@ def test_bad_input_fails_before_anything(proc, tmp_path, capsys, settings, messa
 def test_sysfs_paths_must_be_under_sys(proc, tmp_path, capsys):
     result = run_module({'snapshot': str(tmp_path / 's.json'), 'sysfs': {'/etc/passwd': 'x'}}, capsys)
     assert result['failed'] is True and result['msg'] == 'sysfs: /etc/passwd is not a path under /sys'
+
+
+def test_a_key_the_kernel_lacks_is_refused_and_leaves_no_snapshot(proc, tmp_path, capsys):
+    snap = tmp_path / 'stock.json'
+    result = run_module({'snapshot': str(snap), 'settings': {'net.ipv4.tcp_rmme': '4096 1 2'}}, capsys)
+    assert result['failed'] and result['msg'] == \
+        'sysctls failed: net.ipv4.tcp_rmme: no such sysctl on this kernel (/proc/sys/net/ipv4/tcp_rmme): a typo?'
+    assert not snap.exists()
+
+
+def test_a_namespace_only_skip_leaves_no_snapshot(proc, tmp_path, capsys):
+    snap = tmp_path / 'stock.json'
+    result = run_module({'snapshot': str(snap), 'lab_host': True, 'settings': {'net.core.busy_read': 50}}, capsys)
+    assert result['summary']['skipped'] == {
+        'net.core.busy_read': 'does not exist in this network namespace (only in the initial one)'}
+    assert result['changed'] is False and not snap.exists() and result['snapshot_exists'] is False

@@ -1,0 +1,63 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""bench_preflight: the module on Linux and FreeBSD; on a Windows host (ping.exe, netstat -ano, the pidfiles), decided the same way."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+from ansible.plugins.action.normal import ActionModule as NormalAction
+
+from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
+from ansible_collections.perflab.network.plugins.module_utils import preflight
+from ansible_collections.perflab.network.plugins.module_utils import win_action
+from ansible_collections.perflab.network.plugins.modules import bench_preflight
+
+
+def argument_spec():
+    spec = bench_preflight.argument_spec()
+    spec['pid_dir'] = dict(type='str', default=win.PID_DIR)
+    return spec
+
+
+def check(args, execute):
+    validated = ArgumentSpecValidator(argument_spec()).validate(args)
+    if validated.error_messages:
+        return {'failed': True, 'msg': '; '.join(validated.error_messages)}
+    params = validated.validated_parameters
+    errors = bench_preflight.param_errors(params)
+    if errors:
+        return {'failed': True, 'msg': 'bench_preflight (Windows): ' + '; '.join(errors)}
+    host = win.WindowsHost(execute)
+    servers = [dict((key, server[key]) for key in ('tool', 'bind', 'port', 'count')) for server in params['servers']]
+    try:
+        pings = [win.ping_argv(address, params['ping_wait']) for address in params['addresses']]
+        answers = [host.run(argv, params['ping_wait'] + 5) for argv in pings]
+        unanswered = [address for address, proc in zip(params['addresses'], answers)
+                      if not win.ping_answered(proc.rc, proc.stdout, address)]
+        names = []
+        if servers:
+            names = (execute(win.PIDFILES_PS, {'Dir': params['pid_dir']}).get('result') or {}).get('names') or []
+        pidfiles = preflight.server_pidfiles(names) if servers else []
+        listening = win.listening_ports(win.parse_netstat_ano(host.run(win.NETSTAT_ARGV, 30).stdout))
+    except win_action.PowerShellError as exc:
+        return {'failed': True, 'msg': 'bench_preflight (Windows): %s' % exc}
+    return dict(changed=False, unanswered=unanswered, pidfiles=pidfiles,
+                stop_planned=preflight.leftovers_on_planned_ports(servers, pidfiles),
+                stop_unplanned=preflight.leftovers_on_unplanned_ports(servers, pidfiles),
+                listening=listening, taken=preflight.taken_ports(servers, listening), pings=pings)
+
+
+class ActionModule(NormalAction):
+    """The module as always on Linux and FreeBSD (ansible's normal action); on a Windows host, the above."""
+
+    def run(self, tmp=None, task_vars=None):
+        if not win_action.is_windows(self._connection):
+            return super(ActionModule, self).run(tmp, task_vars)
+        result = ActionBase.run(self, tmp, task_vars)
+        result.update(check(dict(self._task.args), win_action.executor(self._execute_module, task_vars)))
+        result.setdefault('changed', False)
+        return result

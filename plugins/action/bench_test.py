@@ -1,0 +1,56 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""bench_test: the module on Linux and FreeBSD; on a Windows host the test runs through win_powershell,
+parsed on the controller by the same runner and parsers."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+from ansible.plugins.action.normal import ActionModule as NormalAction
+
+from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import runner
+from ansible_collections.perflab.network.plugins.module_utils import win_action
+from ansible_collections.perflab.network.plugins.module_utils.host_windows import WindowsHost
+from ansible_collections.perflab.network.plugins.modules import bench_test
+
+
+def run_windows_test(args, check_mode, execute):
+    """The task's result: bench_test's arguments checked, the test run through ``execute``."""
+    validated = ArgumentSpecValidator(bench_test.argument_spec()).validate(args)
+    if validated.error_messages:
+        return {'failed': True, 'msg': '; '.join(validated.error_messages)}
+    params = validated.validated_parameters
+    tool = registry.get(params['tool'])
+    tool_params, errors = bench_test.tool_params(tool, params)
+    if errors:
+        return {'failed': True, 'msg': '; '.join(errors)}
+    if (tool_params.get('processes') or 1) > 1:
+        return {'failed': True, 'msg': 'processes > 1 is not supported on Windows hosts (one client process per '
+                                       'test): give this test processes 1'}
+    shim = win_action.ModuleShim(tool_params, check_mode)
+    try:
+        runner.run_test(shim, tool, tool_params, result_key='perflab_held' if params['hold'] else 'perflab_result',
+                        host=WindowsHost(execute))
+    except win_action.ActionExit as done:
+        return done.result
+    except win_action.PowerShellError as exc:
+        return {'failed': True, 'msg': 'bench_test (Windows): %s' % exc}
+    return {'failed': True, 'msg': 'bench_test (Windows): the runner returned no result'}
+
+
+class ActionModule(NormalAction):
+    """The module as always on Linux and FreeBSD (ansible's normal action); on a Windows host, the above."""
+
+    def run(self, tmp=None, task_vars=None):
+        if not win_action.is_windows(self._connection):
+            return super(ActionModule, self).run(tmp, task_vars)
+        result = ActionBase.run(self, tmp, task_vars)
+        result.update(run_windows_test(dict(self._task.args), self._play_context.check_mode,
+                                       win_action.executor(self._execute_module, task_vars)))
+        result.setdefault('changed', False)
+        return result

@@ -1,0 +1,81 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The file name rule, the user path rule and the run lock (issue 20, points 1-3)."""
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+
+import pytest
+
+from ansible_collections.perflab.network.plugins.filter.file_name_problem import file_name_problem
+from ansible_collections.perflab.network.plugins.filter.user_path import FilterModule as UserPathFilters
+from ansible_collections.perflab.network.plugins.module_utils import names, run_lock
+
+RULE = '1 to 64 letters, digits, _ . -, starting with a letter or a digit'
+
+
+@pytest.mark.parametrize('value', ['r1', 'A', '20261129T184000Z-ab12', 'a' * 64, 'x.y_z-1'])
+def test_names_that_may_name_files(value):
+    assert names.name_problem('perflab_run_id', value) is None and file_name_problem(value, 'perflab_run_id') == ''
+
+
+@pytest.mark.parametrize('value, shown', [
+    ('a' * 65, "'%s... (65 characters)'" % ('a' * 40)),
+    ('x' * 300, "'%s... (300 characters)'" % ('x' * 40)),
+    ('.hidden', "'.hidden'"), ('-rf', "'-rf'"), ('', "''"), ('a/b', "'a/b'"), ('a b', "'a b'"), ('..', "'..'"),
+])
+def test_names_that_may_not(value, shown):
+    assert names.name_problem('perflab_run_id', value) == \
+        'perflab_run_id must be %s (it names files), got %s' % (RULE, shown)
+
+
+def test_user_paths_are_resolved_once_against_the_users_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    user_path = UserPathFilters().filters()['user_path']
+    assert user_path('results') == str(tmp_path / 'results')
+    assert user_path('./a/../results/') == str(tmp_path / 'results')
+    assert user_path('/abs/x') == '/abs/x'
+    assert user_path('~/r') == os.path.join(os.path.expanduser('~'), 'r')
+    assert names.user_path('results', cwd='/srv/lab') == '/srv/lab/results'
+
+
+ME = {'controller': 'ctl', 'pid': 4242, 'token': 'ctl:4242:777'}
+OTHER = {'controller': 'ctl', 'pid': 4343, 'token': 'ctl:4343:888'}
+
+
+def test_the_lock_is_taken_once_and_refused_to_another_run(tmp_path):
+    path = str(tmp_path / 'perflab' / 'run.lock')
+    assert run_lock.acquire('run-a', ME, 60, path)[:2] == (True, True)
+    held = json.loads(open(path).read())
+    assert (held['run_id'], held['controller'], held['pid'], held['token']) == ('run-a', 'ctl', 4242, 'ctl:4242:777')
+    assert held['expires_at'] > held.get('expires_at', 0) - 1 and 'started' in held
+    assert run_lock.acquire('run-a', ME, 60, path)[:2] == (True, False)        # ours already
+    taken, changed, holder = run_lock.acquire('run-b', OTHER, 60, path)
+    assert (taken, changed, holder['run_id']) == (False, False, 'run-a')
+    assert run_lock.release(OTHER, path)[0] is False and os.path.exists(path)  # not theirs to give back
+    assert run_lock.acquire('run-b', OTHER, 60, path, replace='wrong-token')[0] is False
+    assert run_lock.acquire('run-b', OTHER, 60, path, replace=ME['token'])[:2] == (True, True)
+    assert run_lock.read(path)['run_id'] == 'run-b'
+    assert run_lock.release(OTHER, path)[0] is True and not os.path.exists(path)
+
+
+def test_stale_locks_are_told_from_live_ones():
+    me = {'controller': 'ctl', 'pid': 1, 'token': 'x'}
+    alive = dict(OTHER, expires_at=2000)
+    # same controller, the pid still runs the same process (same start time): live
+    assert run_lock.stale(alive, now=1000, me=me, start_time=lambda pid: '888') == ''
+    # same controller, the process is gone (no start time) or the pid was reused (another start time)
+    assert run_lock.stale(alive, now=1000, me=me, start_time=lambda pid: '') == \
+        'its ansible-playbook (pid 4343 on ctl) is gone'
+    assert run_lock.stale(alive, now=1000, me=me, start_time=lambda pid: '999') != ''
+    # another controller: live until it expires
+    remote = dict(alive, controller='elsewhere', token='elsewhere:4343:888')
+    assert run_lock.stale(remote, now=1000, me=me, start_time=lambda pid: '') == ''
+    assert run_lock.stale(remote, now=3000, me=me).startswith('it expired at 1970-01-01T00:33:20Z')
+
+
+def test_our_own_process_is_a_live_owner():
+    me = run_lock.owner()
+    assert me['pid'] == os.getpid() and me['token'].startswith('%s:%d:' % (me['controller'], os.getpid()))
+    assert run_lock.stale(dict(me, run_id='r', expires_at=0), me=me) == ''
