@@ -21,10 +21,14 @@ LAB_MGMT_SUBNET ?= 10.213.0.0/24
 LAB_DATA_SUBNET ?= 10.213.1.0/24
 LAB_MTU ?= 1500
 LAB_RATE_MBIT ?= 0
+# default-deny: the lab hosts drop inbound traffic but SSH from the management subnet, so the
+# study passes only because its firewall stage opened the plan's ports (none: unfiltered hosts)
+LAB_FIREWALL ?= $(if $(filter vm,$(LAB_KIND)),none,default-deny)
 LAB_INVENTORY ?= $(if $(filter perflab,$(LAB_NAME)),inventories/lab/hosts.yml,inventories/lab-$(LAB_NAME)/hosts.yml)
 LAB_VARS = -e lab_name=$(LAB_NAME) -e lab_hosts=$(LAB_HOSTS) -e lab_mgmt_subnet=$(LAB_MGMT_SUBNET) \
 	-e lab_data_subnet=$(LAB_DATA_SUBNET) -e lab_mtu=$(LAB_MTU) -e lab_rate_mbit=$(LAB_RATE_MBIT) \
-	-e lab_kind=$(LAB_KIND) -e lab_debian_suite=$(LAB_SUITE) -e lab_vm_links=$(LAB_VM_LINKS) -e lab_vm_bond=$(LAB_VM_BOND)
+	-e lab_kind=$(LAB_KIND) -e lab_debian_suite=$(LAB_SUITE) -e lab_vm_links=$(LAB_VM_LINKS) -e lab_vm_bond=$(LAB_VM_BOND) \
+	-e lab_firewall=$(LAB_FIREWALL)
 MAIN_PLAYBOOK ?= playbooks/stock_vs_tuned.yml
 # VM hosts run the bonding post's suite once (Ansible under TCG costs seconds a task)
 MAIN_VARS ?= $(if $(filter vm,$(LAB_KIND)),-e perflab_suite=jumbo-bond -e perflab_repetitions=1,-e perflab_suite=quick)

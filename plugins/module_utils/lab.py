@@ -36,7 +36,7 @@ import os
 import re
 
 from ansible_collections.perflab.network.plugins.module_utils.lab_base import ensure_base
-from ansible_collections.perflab.network.plugins.module_utils.lab_hosts import ensure_key, host_running, start_host, stop_host
+from ansible_collections.perflab.network.plugins.module_utils.lab_hosts import apply_firewall, ensure_key, host_running, start_host, stop_host
 from ansible_collections.perflab.network.plugins.module_utils.lab_links import ensure_switch, shape_port
 from ansible_collections.perflab.network.plugins.module_utils.lab_mgmt import ensure_mgmt, remove_mgmt
 from ansible_collections.perflab.network.plugins.module_utils.lab_spec import saved_spec, spec_summary
@@ -67,15 +67,20 @@ def up(spec, log=lambda msg: None):
     changed |= ensure_switch(spec)
     reshape = old is not None and any(old.get(k) != v for k, v in
                                       (('rate_mbit', spec.rate_mbit), ('shaper', spec.shaper)))
+    refirewall = old is not None and old.get('firewall', 'none') != spec.firewall
     hosts = []
     for i in range(1, spec.count + 1):
         h = spec.host(i)
         if not host_running(spec, h):
             start_host(spec, h, pubkey)
             changed = True
-        elif reshape:
-            shape_port(spec, h['switch_port'])
-            changed = True
+        else:
+            if reshape:
+                shape_port(spec, h['switch_port'])
+                changed = True
+            if refirewall:
+                apply_firewall(spec, h)
+                changed = True
         hosts.append(h)
     # hosts beyond the asked count (the lab shrank)
     i = spec.count + 1

@@ -46,6 +46,34 @@ exec chroot "$root" /usr/sbin/sshd -D -e
 '''
 
 
+# lab_firewall=default-deny: what a hardened host runs. Inbound traffic is dropped but replies,
+# loopback, ICMP (the benchmark preflight pings the data addresses; IPv6 needs neighbour
+# discovery) and SSH from the management subnet; the study's firewall stage (the firewall role's
+# nftables backend) must open every test port. One transaction: the table is replaced whole.
+FIREWALL_DEFAULT_DENY = '''table inet filter
+delete table inet filter
+table inet filter {
+  chain input {
+    type filter hook input priority filter; policy drop;
+    ct state established,related accept
+    ct state invalid drop
+    iif lo accept
+    meta l4proto { icmp, ipv6-icmp } accept
+    ip saddr %(mgmt_subnet)s tcp dport 22 accept
+  }
+}
+'''
+
+
+def apply_firewall(spec, h):
+    """Load the lab's firewall (spec.firewall) into the host's network namespace."""
+    if spec.firewall == 'default-deny':
+        run(['ip', 'netns', 'exec', h['netns'], 'nft', '-f', '-'],
+            input_text=FIREWALL_DEFAULT_DENY % {'mgmt_subnet': spec.mgmt_subnet})
+    else:
+        run(['ip', 'netns', 'exec', h['netns'], 'nft', 'flush', 'ruleset'])
+
+
 def host_running(spec, h):
     return (h['netns'] in netns_list() and read_pid(h['pidfile']) is not None
             and port_open(h['mgmt_address'], 22))
@@ -106,6 +134,7 @@ def start_host(spec, h, pubkey):
         set_offloads(ns, 'data0', False)
         set_offloads(spec.switch_ns, h['switch_port'], False)
     shape_port(spec, h['switch_port'])
+    apply_firewall(spec, h)
 
     # private root: overlay over the cached base; files are seeded in the upper layer
     upper, work, root = (os.path.join(h['dir'], d) for d in ('upper', 'work', 'root'))

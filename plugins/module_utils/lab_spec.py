@@ -37,7 +37,7 @@ class LabSpec(object):
     def __init__(self, name='perflab', hosts=2, host_prefix='lab', mgmt_subnet='10.213.0.0/24',
                  data_subnet='10.213.1.0/24', mtu=1500, offloads=False, rate_mbit=0, shaper='tbf',
                  suite='bookworm', mirror=None, extra_packages=None, state_root=STATE_ROOT,
-                 cache_root=CACHE_ROOT, kind='netns', vm_links='bridge', vm_memory_mb=512,
+                 cache_root=CACHE_ROOT, firewall='none', kind='netns', vm_links='bridge', vm_memory_mb=512,
                  vm_boot_timeout=300, vm_accel='auto'):
         self.name = name
         self.count = hosts
@@ -48,6 +48,9 @@ class LabSpec(object):
         self.offloads = offloads
         self.rate_mbit = rate_mbit
         self.shaper = shaper
+        # none, or default-deny: each host's inbound traffic dropped but SSH from the management
+        # subnet, ICMP and replies (lab_hosts.FIREWALL_DEFAULT_DENY)
+        self.firewall = firewall
         self.suite = suite
         self.mirror = mirror
         self.extra_packages = list(extra_packages or [])
@@ -169,6 +172,9 @@ def vm_spec_problems(spec):
         errors.append('vm_accel must be auto, kvm or tcg, got %r' % spec.vm_accel)
     if spec.rate_mbit:
         errors.append('rate_mbit shapes the namespace lab\'s switch ports; a VM lab is not shaped (give 0)')
+    if spec.firewall != 'none':
+        errors.append('firewall %s is loaded into namespace hosts; VM hosts boot unfiltered and a test starts '
+                      'firewalld or nftables in them itself (give firewall none)' % spec.firewall)
     return errors
 
 
@@ -184,5 +190,5 @@ def spec_summary(spec):
     return {'name': spec.name, 'hosts': spec.count, 'host_prefix': spec.host_prefix,
             'mgmt_subnet': spec.mgmt_subnet, 'data_subnet': spec.data_subnet, 'mtu': spec.mtu,
             'offloads': spec.offloads, 'rate_mbit': spec.rate_mbit, 'shaper': spec.shaper,
-            'base': spec.base_dir, 'kind': spec.kind, 'suite': spec.suite,
+            'firewall': spec.firewall, 'base': spec.base_dir, 'kind': spec.kind, 'suite': spec.suite,
             'vm_links': spec.vm_links if spec.kind == 'vm' else None}

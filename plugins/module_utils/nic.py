@@ -75,6 +75,65 @@ def read_counters(name, sys_class_net=SYS_CLASS_NET):
     return values
 
 
+PROC_NET_BONDING = '/proc/net/bonding'
+
+
+def parse_proc_net_bonding(text):
+    """The bond's mode, active member and each member's MII status and link failures, from
+    /proc/net/bonding/<bond> (the kernel's text; the members' blocks start at "Slave Interface:")."""
+    state = {'mode': None, 'active': None, 'members': {}}
+    member = None
+    for line in text.splitlines():
+        key, sep, value = line.partition(':')
+        if not sep:
+            continue
+        key, value = key.strip(), value.strip()
+        if key == 'Slave Interface':
+            member = state['members'].setdefault(value, {'mii_status': None, 'link_failures': None})
+        elif member is None and key == 'Bonding Mode':
+            state['mode'] = value
+        elif member is None and key == 'Currently Active Slave':
+            state['active'] = None if value == 'None' else value
+        elif member is not None and key == 'MII Status':
+            member['mii_status'] = value
+        elif member is not None and key == 'Link Failure Count':
+            member['link_failures'] = int(value) if value.isdigit() else None
+    return state
+
+
+def read_bond_state(interface, proc_net_bonding=PROC_NET_BONDING):
+    """parse_proc_net_bonding of ``interface``, or None when it is no bond (or the file is gone)."""
+    if not valid_interface_name(interface):
+        return None
+    try:
+        with open(os.path.join(proc_net_bonding, interface)) as handle:
+            return parse_proc_net_bonding(handle.read())
+    except (IOError, OSError):
+        return None
+
+
+def bond_events(before, after):
+    """What changed in a bond during a test, in words for the record's notes."""
+    if not before or not after:
+        return []
+    events = []
+    if before.get('active') != after.get('active'):
+        events.append('the bond\'s active member changed from %s to %s during the test'
+                      % (before.get('active') or 'none', after.get('active') or 'none'))
+    for name in sorted(set(before['members']) | set(after['members'])):
+        b, a = before['members'].get(name), after['members'].get(name)
+        if b is None or a is None:
+            events.append('member %s %s the bond during the test' % (name, 'left' if a is None else 'joined'))
+            continue
+        failures = (a.get('link_failures') or 0) - (b.get('link_failures') or 0)
+        if failures > 0:
+            events.append('member %s lost its link %d time(s) during the test (MII status now %s)'
+                          % (name, failures, a.get('mii_status')))
+        elif a.get('mii_status') != b.get('mii_status'):
+            events.append('member %s went %s during the test' % (name, a.get('mii_status')))
+    return events
+
+
 class NicSampler(object):
     """Context manager sampling ``interface`` every ``interval`` seconds in a thread.
 
@@ -103,6 +162,11 @@ class NicSampler(object):
         self._thread = None
         self._error = None
         self._skipped = 0
+        self._bond = [None, None]
+
+    def read_bond_state(self):
+        """The bond's state when the interface is a Linux bond, else None (another OS: None)."""
+        return read_bond_state(self.interface)
 
     def read_counters(self):
         """The four counters now (a subclass reads another OS's; host_platform.FreeBSDNicSampler)."""
@@ -143,6 +207,7 @@ class NicSampler(object):
 
     def __enter__(self):
         self._start = None
+        self._bond[0] = self.read_bond_state()
         self._try_sample()
         self._thread = threading.Thread(target=self._loop)
         self._thread.daemon = True
@@ -154,6 +219,8 @@ class NicSampler(object):
         self._thread.join()
         if self._error is None:
             self._try_sample()
+        if self._bond[0] is not None:
+            self._bond[1] = self.read_bond_state()
         return False
 
     def elapsed(self):
@@ -173,6 +240,10 @@ class NicSampler(object):
             result['error'] = self._error
         if self._skipped:
             result['skipped_samples'] = self._skipped
+        if self._bond[0] is not None:
+            # a bond: its members and their links before and after, and what changed (a failover)
+            result['bond'] = {'before': self._bond[0], 'after': self._bond[1],
+                              'events': bond_events(self._bond[0], self._bond[1])}
         return result
 
 

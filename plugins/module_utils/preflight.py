@@ -5,7 +5,8 @@
 
 """The benchmark preflight of one host: what it reads and what it decides (bench_preflight).
 
-Reading: the ping argv of each data address, the pidfiles of our servers in the pid dir,
+Reading: the ping argv of each data address, a TCP connection to each planned TCP port
+(the firewall check: answered or refused by the host, not dropped on the way), the pidfiles of our servers in the pid dir,
 the listening ports from /proc/net (TCP in LISTEN, UDP bound and unconnected: what
 ``ss -Hltnu`` lists). Deciding (pure): which leftover servers to stop and which planned
 ports something else holds.
@@ -14,10 +15,13 @@ ports something else holds.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import errno
 import ipaddress
 import json
 import os
 import re
+import socket
+import threading
 
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
@@ -26,6 +30,7 @@ PID_DIR = '/run/perflab'
 # bench_server's pidfiles: <tool>-<port>.pid, tools from the registry
 PIDFILE_RE = re.compile(r'^(%s)-(\d{1,5})\.pid$' % '|'.join(re.escape(name) for name in registry.NAMES))
 PING_WAIT_S = 3
+CONNECT_TIMEOUT_S = 2
 # /proc/net state column: 0A = TCP_LISTEN; 07 = TCP_CLOSE, which a bound, unconnected UDP socket shows
 LISTEN_STATES = {'tcp': '0A', 'udp': '07'}
 
@@ -130,6 +135,48 @@ def taken_ports(servers, listening):
 def unreachable(addresses, results):
     """The addresses whose ping (``results``: ProcessResults in the same order) did not answer."""
     return [address for address, result in zip(addresses, results) if result.rc != 0]
+
+
+def tcp_reach(address, port, source=None, timeout=CONNECT_TIMEOUT_S):
+    """How a TCP connection to address:port ends: 'connected', 'refused' (the host answered with a
+    reset: nothing listens, but the packet got there) or an error text (timed out: dropped on the
+    way; no route to host: rejected with ICMP)."""
+    family = socket.AF_INET6 if ':' in address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        if source:
+            sock.bind((source, 0))
+        sock.connect((address, port))
+        return 'connected'
+    except socket.timeout:
+        return 'timed out after %s s' % timeout
+    except (IOError, OSError) as exc:
+        if exc.errno == errno.ECONNREFUSED:
+            return 'refused'
+        return os.strerror(exc.errno) if exc.errno else str(exc)
+    finally:
+        sock.close()
+
+
+def reach_all(targets, source=None, timeout=CONNECT_TIMEOUT_S, reach=tcp_reach):
+    """tcp_reach of every target at once (threads): [{address, port, server, outcome}] in order."""
+    outcomes = [None] * len(targets)
+
+    def one(index, target):
+        outcomes[index] = reach(target['address'], int(target['port']), source, timeout)
+
+    threads = [threading.Thread(target=one, args=(index, target)) for index, target in enumerate(targets)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [dict(target, outcome=outcome) for target, outcome in zip(targets, outcomes)]
+
+
+def unreached(outcomes):
+    """The targets the host did not answer: neither connected nor refused."""
+    return [item for item in outcomes if item['outcome'] not in ('connected', 'refused')]
 
 
 # -- the data path: this host's data address on its data interface, the peers' addresses routed over it

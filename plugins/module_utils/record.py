@@ -192,6 +192,11 @@ def set_commands(record, argvs):
 def add_nic(record, nic_result, metrics=True):
     """Attach a NicSampler.result() and (``metrics``) its nic_rx_mbps/nic_tx_mbps metrics."""
     record['nic'] = nic_result
+    # a bond's failover (active member changed, a member's link lost) is what the test went through
+    for event in ((nic_result or {}).get('bond') or {}).get('events') or []:
+        note = 'data interface %s: %s' % (nic_result.get('interface'), event)
+        if note not in record['notes']:
+            record['notes'].append(note)
     if nic_result and metrics:
         add_metric(record, 'nic_rx_mbps', nic_result.get('rx_mbps'))
         add_metric(record, 'nic_tx_mbps', nic_result.get('tx_mbps'))

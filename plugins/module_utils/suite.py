@@ -19,6 +19,7 @@ import os
 from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import study
 from ansible_collections.perflab.network.plugins.module_utils.tool import PORT_STRIDE
 
 # the tests each module knows and the options a suite may set: the tools' registry files
@@ -266,11 +267,13 @@ def _is_ip(text):
     return True
 
 
-def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False):
+def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, reverse=False):
     """Client/server pairs from the inventory.
 
     hosts: name -> {data_address, data_interface, peer}; servers/clients: group
-    members; explicit: [{client, server}]; mesh: every ordered pair of distinct hosts.
+    members; explicit: [{client, server}]; mesh: every ordered pair of distinct hosts;
+    reverse: each pair the other way round (the server host runs the client: a test
+    sent from the side the groups call servers).
     Each pair gets its index k on its server (ports = base + PORT_STRIDE * k).
     """
     errors = []
@@ -294,6 +297,8 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False):
         if not raw and not errors:
             errors.append('no pairs: put hosts in the groups perflab_servers and perflab_clients '
                           '(each client with perflab_peer), or set benchmark_pairs, or benchmark_mesh')
+    if reverse:
+        raw = [(server, client) for client, server in raw]
     pairs, per_server, seen = [], {}, set()
     for client, server in raw:
         for role, name in (('client', client), ('server', server)):
@@ -394,16 +399,17 @@ def current_test_id(rec):
         return rec['test_id']
 
 
-def build_plan(tests, pairs, labels, done=frozenset()):
+def build_plan(tests, pairs, labels, done=frozenset(), side=study.DEFAULT_SIDE):
     """Items to run: every test x pair x repetition not already done.
 
-    labels: client name -> configuration label.
+    labels: host name -> configuration label; a pair's items take the label of the side under
+    test (study.pair_label).
     """
     items, skipped = [], 0
     for pair in pairs:
+        label = study.pair_label(labels, pair['client'], pair['server'], side)
         for t in tests:
             for rep in range(1, t['repetitions'] + 1):
-                label = labels.get(pair['client'], '')
                 if record_key(label, pair['client'], pair['server'], t['test_id'], rep) in done:
                     skipped += 1
                     continue
@@ -481,6 +487,25 @@ def firewall_openings(servers):
             rule = dict(opening, peer=server['client_address'])
             if rule not in rules:
                 rules.append(rule)
+    return out
+
+
+def connect_checks(servers):
+    """Per client: every TCP port of its servers' openings, each once, as [{address, port, server}].
+
+    What the benchmark preflight connects to from the client (bench_preflight's connect): the check
+    that a firewall on the server lets the plan's ports in, from this peer.
+    """
+    out = {}
+    for entry in servers:
+        targets = out.setdefault(entry['client'], [])
+        for opening in entry['openings']:
+            if opening['protocol'] != 'tcp':
+                continue
+            for port in range(int(opening['port']), int(opening.get('end_port') or opening['port']) + 1):
+                target = {'address': entry['server_address'], 'port': port, 'server': entry['server']}
+                if target not in targets:
+                    targets.append(target)
     return out
 
 

@@ -16,6 +16,13 @@ Kernel traps handled here (seen on kernel 6.18 inside a network namespace):
   write one.
 - The kernel prints multi-value sysctls with tabs ("4096\t131072\t6291456"):
   values are compared after collapsing whitespace.
+- sysfs choice files (transparent hugepages) list every choice and bracket the
+  selected one ("always [madvise] never"): their value is the bracketed word.
+- A host without a cpufreq driver (a VM, a container) has no
+  /sys/devices/system/cpu/cpufreq/policy*: the governor is skipped, said so.
+- C-states are limited by holding /dev/cpu_dma_latency open with a value
+  written to it (the PM QoS request lasts while the file is open): a service
+  (or tuned's force_latency) holds it; nothing can on a namespaced host.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -62,6 +69,13 @@ KEY_RE = re.compile(r'^[A-Za-z0-9_]+([./][A-Za-z0-9_@:+-]+)+$')
 # keyed by their absolute path; all of them are machine-wide.
 SYSFS_RE = re.compile(r'^/sys(/[A-Za-z0-9_.:@+-]+)+$')
 SYS = '/sys'
+CPUFREQ_DIR = '/sys/devices/system/cpu/cpufreq'
+GOVERNOR_KEY = 'cpu_governor'
+THP_KEY = '/sys/kernel/mm/transparent_hugepage/enabled'
+CPU_DMA_LATENCY_KEY = 'cpu_dma_latency'
+CPU_DMA_LATENCY_DEVICE = '/dev/cpu_dma_latency'
+SYSTEMD_RUN_DIR = '/run/systemd/system'
+CHOICE_RE = re.compile(r'\[([^\]\s]+)\]')
 
 STATUS_APPLIED = 'applied'
 STATUS_UNCHANGED = 'unchanged'
@@ -79,6 +93,14 @@ def normalize(value):
     if isinstance(value, (list, tuple)):
         return ' '.join(normalize(item) for item in value)
     return ' '.join(str(value).split())
+
+
+def selected_choice(text):
+    """The bracketed word of a sysfs choice file ("always [madvise] never" -> madvise), else text."""
+    if text is None:
+        return None
+    match = CHOICE_RE.search(text)
+    return match.group(1) if match else text
 
 
 def is_sysfs(key):
@@ -119,9 +141,11 @@ def is_machine_wide(key):
 class ProcSys(object):
     """Access to sysctls under a /proc/sys style root (and /sys paths)."""
 
-    def __init__(self, root=PROC_SYS, sys_root=SYS):
+    def __init__(self, root=PROC_SYS, sys_root=SYS, dev_root='/dev', run_root='/run'):
         self.root = root
         self.sys_root = sys_root
+        self.dev_root = dev_root
+        self.run_root = run_root
 
     def path(self, key):
         if is_sysfs(key):
@@ -133,7 +157,8 @@ class ProcSys(object):
         """Normalized value, or None when the key does not exist here."""
         try:
             with open(self.path(key), 'r') as handle:
-                return normalize(handle.read())
+                value = normalize(handle.read())
+            return selected_choice(value) if is_sysfs(key) else value
         except (IOError, OSError) as exc:
             if exc.errno in (errno.ENOENT, errno.ENOTDIR):
                 return None
@@ -147,6 +172,26 @@ class ProcSys(object):
     def write(self, key, value):
         with open(self.path(key), 'w') as handle:
             handle.write(value + '\n')
+
+    def exists(self, path):
+        """Whether a /sys or /dev path exists under this host's roots (tests give other roots)."""
+        for prefix, root in ((SYS + '/', self.sys_root), ('/dev/', self.dev_root)):
+            if path.startswith(prefix):
+                return os.path.exists(root + path[len(prefix) - 1:])
+        return os.path.exists(path)
+
+    def governor_paths(self):
+        """The scaling_governor file of every CPU frequency policy, as /sys paths (none without cpufreq)."""
+        base = self.sys_root + CPUFREQ_DIR[len(SYS):]
+        try:
+            names = sorted(name for name in os.listdir(base) if re.match(r'^policy[0-9]+$', name))
+        except (IOError, OSError):
+            names = []
+        return ['%s/%s/scaling_governor' % (CPUFREQ_DIR, name) for name in names
+                if os.path.exists(os.path.join(base, name, 'scaling_governor'))]
+
+    def systemd_running(self):
+        return os.path.isdir(self.run_root + SYSTEMD_RUN_DIR[len('/run'):])
 
 
 def detect_netns(fs):
@@ -176,6 +221,9 @@ def _write_verified(fs, key, wanted, before, namespaced, check_mode, ok_status):
         if namespaced:
             return _result(key, STATUS_SKIPPED, wanted, before, before,
                            'read-only in this network namespace (a machine-wide setting)')
+        if is_sysfs(key):
+            return _result(key, STATUS_SKIPPED, wanted, before, before,
+                           'read-only on this host (/sys is mounted read-only, e.g. in a container)')
         return _result(key, STATUS_FAILED, wanted, before, before, 'read-only on this host')
     if check_mode:
         return _result(key, ok_status, wanted, before, wanted, 'check mode: not written')
@@ -201,8 +249,10 @@ def _write_verified(fs, key, wanted, before, namespaced, check_mode, ok_status):
                    'read back %s after writing %s' % (after, wanted))
 
 
-def apply_key(fs, key, wanted, namespaced=False, ns_reason=None, check_mode=False):
-    """Bring one key to wanted (normalized text). Returns a result dict."""
+def apply_key(fs, key, wanted, namespaced=False, ns_reason=None, check_mode=False, optional=False):
+    """Bring one key to wanted (normalized text). Returns a result dict.
+
+    optional: a key this kernel may lack (a profile's, a sysfs knob): skipped when missing, not refused."""
     wanted = normalize(wanted)
     reason = _guard(fs, key, namespaced, ns_reason)
     if reason:
@@ -212,6 +262,9 @@ def apply_key(fs, key, wanted, namespaced=False, ns_reason=None, check_mode=Fals
         if namespaced and key in INIT_NETNS_ONLY:
             return _result(key, STATUS_SKIPPED, wanted,
                            reason='does not exist in this network namespace (only in the initial one)')
+        if optional or is_sysfs(key):
+            return _result(key, STATUS_SKIPPED, wanted, reason='does not exist on this kernel (%s)'
+                           % (key if is_sysfs(key) else '/proc/sys/' + key_to_relpath(key)))
         return _result(key, STATUS_FAILED, wanted,
                        reason='no such sysctl on this kernel (%s): a typo?' % ('/proc/sys/' + key_to_relpath(key)))
     if before == wanted:
@@ -244,6 +297,42 @@ def restore_key(fs, key, stock, namespaced=False, ns_reason=None, check_mode=Fal
     if current == stock:
         return _result(key, STATUS_UNCHANGED, stock, current, current)
     return _write_verified(fs, key, stock, current, namespaced, check_mode, STATUS_RESTORED)
+
+
+def governor_skip_reason(fs, namespaced=False, ns_reason=None):
+    """Why the CPU frequency governor cannot be set here (None when it can: see fs.governor_paths())."""
+    reason = _guard(fs, CPUFREQ_DIR, namespaced, ns_reason)
+    if reason:
+        return reason
+    if not fs.governor_paths():
+        return 'no CPU frequency scaling here: %s has no policy (no cpufreq driver, e.g. a VM)' % CPUFREQ_DIR
+    return None
+
+
+def skipped(key, wanted, reason):
+    """The result of a knob this host cannot take (cpu_governor, cpu_dma_latency): skipped, with why."""
+    return _result(key, STATUS_SKIPPED, None if wanted is None else normalize(wanted), reason=reason)
+
+
+def cpu_dma_latency_problem(fs, namespaced=False, ns_reason=None, by='service'):
+    """Why /dev/cpu_dma_latency cannot be held on this host (None when it can), by a service or tuned."""
+    if namespaced:
+        return 'machine-wide setting: never changed on a network-namespaced host (%s)' % ns_reason
+    if not fs.exists(CPU_DMA_LATENCY_DEVICE):
+        return '%s does not exist on this kernel (no PM QoS)' % CPU_DMA_LATENCY_DEVICE
+    if by == 'service' and not fs.systemd_running():
+        return ('systemd is not running (%s is missing): no service can hold %s open'
+                % (SYSTEMD_RUN_DIR, CPU_DMA_LATENCY_DEVICE))
+    return None
+
+
+def cpu_dma_latency_text(microseconds):
+    """What the holder writes: the kernel reads a 4-byte write as a binary s32 and any other
+    length as hex text, so the text is always 10 bytes (0x%08x)."""
+    value = int(microseconds)
+    if not 0 <= value <= 0x7fffffff:
+        raise ValueError('cpu_dma_latency must be from 0 to %d microseconds, got %d' % (0x7fffffff, value))
+    return '0x%08x' % value
 
 
 def summarize(results):

@@ -25,6 +25,12 @@ description:
   - Lists the ports something listens on in this network namespace from C(/proc/net) (TCP in C(LISTEN),
     UDP bound and unconnected; IPv4 and IPv6, what C(ss -Hltnu) lists), on FreeBSD from C(sockstat -46l),
     in RV(listening), and returns the planned ports among them in RV(taken).
+  - With O(connect), opens a TCP connection from O(connect_source) to each O(connect[]) address and port
+    (all at once, O(connect_timeout) s each) and returns those the host did not answer in RV(unconnected).
+    A connection accepted, or refused with a TCP reset (nothing listens there yet, but the packet reached
+    the host), passes; one that times out (a firewall drops it) or ends in an ICMP error (a firewall
+    rejects it) does not. This is the check that the firewall lets the planned ports in, which a ping
+    cannot tell.
   - Checks the data path (RV(path_problems)) - O(data_address) is an address of this host on O(data_interface), and
     each of O(addresses) routes over O(data_interface) (C(ip -j address show), C(ip -j route get ADDRESS)); on Linux
     only (FreeBSD and Windows hosts return it empty).
@@ -53,6 +59,8 @@ attributes:
 notes:
   - The listening ports come from C(/proc/net), so they are those of the host's network namespace
     (on FreeBSD from C(sockstat), those of the host or jail the module runs in).
+  - A firewall rule that rejects with a TCP reset looks like an open port with nothing listening to
+    O(connect); UDP ports are not checked (nothing answers an empty datagram).
   - FreeBSD support is tested on real command output only (unit tests), not on a live FreeBSD host.
   - On a Windows host the action plugin pings with C(ping -n 1 -w MILLISECONDS ADDRESS) (C(-6) for IPv6; an IPv4
     answer must carry C(TTL=)), lists the pidfiles of C(C:\perflab\run) (O(pid_dir)'s default there) and the
@@ -88,6 +96,31 @@ options:
       bind:
         description: The address the servers listen on (returned as it is in RV(stop_planned)).
         type: str
+  connect:
+    description:
+      - TCP ports to connect to (the planned servers' TCP openings, when this host is their client).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      address:
+        description: The server's data address.
+        type: str
+        required: true
+      port:
+        description: The port, 1-65535.
+        type: int
+        required: true
+      server:
+        description: The server's name, returned as it is.
+        type: str
+  connect_source:
+    description: The address the connections of O(connect) are made from (this host's data address); default the route's.
+    type: str
+  connect_timeout:
+    description: Seconds each connection of O(connect) may take (1-60).
+    type: int
+    default: 2
   data_address:
     description:
       - This host's data address (C(perflab_data_address)). It must be an address of this host, not a loopback
@@ -118,6 +151,15 @@ EXAMPLES = r'''
     servers:
       - {tool: iperf3, bind: 10.0.1.1, port: 5201, count: 2}
   register: preflight
+
+- name: Check that the firewall of the server lets the planned TCP ports in
+  perflab.network.bench_preflight:
+    connect:
+      - {address: 10.0.1.1, port: 5201}
+      - {address: 10.0.1.1, port: 12865}
+    connect_source: 10.0.1.2
+  register: reach
+  failed_when: reach.unconnected | length > 0
 
 - name: Stop a leftover server on a planned port
   perflab.network.bench_server:
@@ -169,6 +211,20 @@ taken:
   type: list
   elements: int
   sample: [5201]
+connections:
+  description:
+    - Each entry of O(connect) with its C(outcome) - C(connected), C(refused) (the host answered with a reset),
+      or why it failed (C(timed out after 2 s), C(No route to host), ...).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{address: 10.0.1.1, port: 5201, server: lab1, outcome: refused}]
+unconnected:
+  description: The entries of RV(connections) the host did not answer (neither connected nor refused).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{address: 10.0.1.1, port: 12865, server: lab1, outcome: timed out after 2 s}]
 path_problems:
   description:
     - What is wrong with the data path - this host's O(data_address) not on this host, loopback, or on another
@@ -203,6 +259,13 @@ def argument_spec():
             count=dict(type='int', default=1),
             bind=dict(type='str'),
         )),
+        connect=dict(type='list', elements='dict', default=[], options=dict(
+            address=dict(type='str', required=True),
+            port=dict(type='int', required=True),
+            server=dict(type='str'),
+        )),
+        connect_source=dict(type='str'),
+        connect_timeout=dict(type='int', default=preflight.CONNECT_TIMEOUT_S),
         data_address=dict(type='str'),
         data_interface=dict(type='str'),
         pid_dir=dict(type='path', default=preflight.PID_DIR),
@@ -214,6 +277,11 @@ def param_errors(params):
     errors = []
     if not 1 <= params['ping_wait'] <= 60:
         errors.append('ping_wait must be from 1 to 60, got %d' % params['ping_wait'])
+    if not 1 <= params['connect_timeout'] <= 60:
+        errors.append('connect_timeout must be from 1 to 60, got %d' % params['connect_timeout'])
+    for index, target in enumerate(params['connect']):
+        if not 1 <= target['port'] <= 65535:
+            errors.append('connect[%d].port must be from 1 to 65535, got %d' % (index, target['port']))
     for index, server in enumerate(params['servers']):
         if server['tool'] not in registry.TOOLS:
             errors.append('servers[%d].tool must be one of %s, got %r' % (index, ', '.join(registry.NAMES), server['tool']))
@@ -224,7 +292,7 @@ def param_errors(params):
 
 
 def preflight_result(params, run_many=process.run_many, list_pidfiles=preflight.list_pidfiles,
-                     listening_ports=None, host=None):
+                     listening_ports=None, host=None, reach=preflight.tcp_reach):
     """What the module returns; the readers are parameters so that the decisions are tested without a host.
 
     ``host``: the OS's facts (host_platform: the ping argv, the listening ports), default this host's.
@@ -236,6 +304,9 @@ def preflight_result(params, run_many=process.run_many, list_pidfiles=preflight.
     results = run_many(pings, params['ping_wait'] + 5) if pings else []
     pidfiles = list_pidfiles(params['pid_dir']) if servers else []
     listening = listening_ports()
+    targets = params.get('connect') or []
+    connections = preflight.reach_all(targets, params.get('connect_source'), params.get('connect_timeout') or preflight.CONNECT_TIMEOUT_S,
+                                      reach=reach) if targets else []
     problems = []
     # iproute2's view of the addresses and routes: Linux (FreeBSD and Windows are not checked here yet)
     if host.name == 'Linux' and (params.get('data_address') or params.get('data_interface')):
@@ -252,6 +323,8 @@ def preflight_result(params, run_many=process.run_many, list_pidfiles=preflight.
         stop_unplanned=preflight.leftovers_on_unplanned_ports(servers, pidfiles),
         listening=listening,
         taken=preflight.taken_ports(servers, listening),
+        connections=connections,
+        unconnected=preflight.unreached(connections),
         pings=pings,
     )
 

@@ -85,9 +85,26 @@ options:
     type: bool
     default: false
   labels:
-    description: Configuration label per client host.
+    description:
+      - Configuration label per host. A pair's records take the label of the side under test
+        (O(system_under_test)).
     type: dict
     default: {}
+  reverse_pairs:
+    description:
+      - Run each pair the other way round - the host the groups (or O(pairs)) make the server runs the
+        client and sends (the OSv study's UDP_STREAM sent from the system under test, a server).
+      - The side under test follows its hosts - O(system_under_test=servers) then labels by the clients
+        of the reversed pairs.
+    type: bool
+    default: false
+  system_under_test:
+    description:
+      - The side of the pairs the study changes and labels - V(servers), V(clients) or V(both).
+      - With V(both), a pair whose two hosts carry different labels is labelled C(<client label> / <server label>).
+    type: str
+    choices: [servers, clients, both]
+    default: both
   run_id:
     description: Run id; an earlier run's id resumes it. Generated when empty.
     type: str
@@ -184,6 +201,13 @@ firewall:
   type: dict
   sample: {lab1: [{peer: 10.213.1.12, port: 5201, end_port: 5201, protocol: tcp},
                   {peer: 10.213.1.12, port: 5201, end_port: 5201, protocol: udp}]}
+connect:
+  description:
+    - Per client, every TCP port of the openings of its servers, each once; the benchmark role's preflight
+      connects to each from the client (C(perflab.network.bench_preflight) O(perflab.network.bench_preflight#module:connect)).
+  returned: success
+  type: dict
+  sample: {lab2: [{address: 10.213.1.11, port: 5201, server: lab1}, {address: 10.213.1.11, port: 12865, server: lab1}]}
 perflab_plan:
   description: Plan size for progress lines, C({run_id, total_tests, expected_duration_s, skipped_done, configurations, labels}).
   returned: success
@@ -211,6 +235,7 @@ from ansible_collections.perflab.network.plugins.module_utils import suite as su
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import plan_records
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import study
 
 
 def tools_on(found):
@@ -241,6 +266,8 @@ def main():
             pairs=dict(type='list', elements='dict', default=[]),
             mesh=dict(type='bool', default=False),
             labels=dict(type='dict', default={}),
+            system_under_test=dict(type='str', choices=['servers', 'clients', 'both'], default='both'),
+            reverse_pairs=dict(type='bool', default=False),
             run_id=dict(type='str'),
             results_dir=dict(type='path', default='results'),
             tools_present=dict(type='dict', default={}),
@@ -253,6 +280,8 @@ def main():
     # the one resolution of the results directory (the study playbooks pass it resolved already)
     p['results_dir'] = names.user_path(p['results_dir'])
     run_id = p['run_id'] or records.new_run_id()
+    # reversed pairs: the hosts under test stay the same, their side of the pairs swaps
+    side = study.flip_side(p['system_under_test']) if p['reverse_pairs'] else p['system_under_test']
     try:
         if p['run_id'] and names.name_problem('run_id', p['run_id']):
             raise suites.PlanError(names.name_problem('run_id', p['run_id']))
@@ -263,14 +292,14 @@ def main():
                                     parallel=p['parallel'], tools=p['tools'], notes=notes)
         suites.check_explicit_ports(p['pairs'])
         pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
-                                  explicit=p['pairs'], mesh=p['mesh'])
+                                  explicit=p['pairs'], mesh=p['mesh'], reverse=p['reverse_pairs'])
         for pair in pairs:
             explicit = [e for e in p['pairs'] if (e.get('client'), e.get('server')) == (pair['client'], pair['server'])]
             if explicit and explicit[0].get('ports'):
                 pair['ports'].update(dict((k, int(v)) for k, v in explicit[0]['ports'].items()))
         client_waves = suites.schedule_waves(pairs, p['hosts'], serialize=p['serialize_pairs'])
         done = suites.recorded_keys(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else set()
-        items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done)
+        items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done, side=side)
     except (suites.PlanError, IOError, OSError, ValueError, TypeError) as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
 
@@ -325,12 +354,14 @@ def main():
         changed=False, run_id=run_id, suite={'name': suite.get('name', p['suite']), 'file': path},
         runs=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped,
         firewall=suites.firewall_openings(servers),
+        connect=suites.connect_checks(servers),
         waves=waves, client_waves=client_waves,
         perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped),
                       'expected_duration_s': expected, 'skipped_done': skipped_done,
                       # progress over the whole study: this plan's tests run in that many configurations
                       'configurations': p['configurations'],
-                      'labels': sorted(set(str(label) for label in p['labels'].values()))})
+                      'labels': sorted(set(str(study.pair_label(p['labels'], pair['client'], pair['server'], side))
+                                           for pair in pairs))})
 
 
 if __name__ == '__main__':

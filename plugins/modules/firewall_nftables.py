@@ -65,13 +65,13 @@ options:
   peers:
     description:
       - Source addresses (IPv4/IPv6 addresses or networks) allowed to reach O(ports).
-      - Required and non-empty with O(state=present).
+      - Required and non-empty with O(state=present), unless O(openings) is given.
     type: list
     elements: str
     default: []
   ports:
     description:
-      - Destination ports to open. Required and non-empty with O(state=present).
+      - Destination ports to open. Required and non-empty with O(state=present), unless O(openings) is given.
     type: list
     elements: dict
     default: []
@@ -82,6 +82,31 @@ options:
         required: true
       end_port:
         description: Last port of a range (inclusive), not lower than O(ports[].port).
+        type: int
+      protocol:
+        description: Transport protocol.
+        type: str
+        choices: [tcp, udp]
+        required: true
+  openings:
+    description:
+      - Per-peer openings instead of O(peers) and O(ports), each peer reaching only its own ports, as the
+        C(perflab.network.benchmark_plan) module returns them per server host under C(firewall).
+      - Peers with the same ports share a rule.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      peer:
+        description: Source address (IPv4/IPv6 address or network).
+        type: str
+        required: true
+      port:
+        description: First (or only) port, 1-65535.
+        type: int
+        required: true
+      end_port:
+        description: Last port of a range (inclusive), not lower than O(openings[].port).
         type: int
       protocol:
         description: Transport protocol.
@@ -108,6 +133,12 @@ EXAMPLES = r'''
       - {port: 5201, end_port: 5204, protocol: tcp}
       - {port: 5201, end_port: 5204, protocol: udp}
       - {port: 12865, protocol: tcp}
+
+- name: Open what a benchmark plan needs on this server, each port to its own client
+  perflab.network.firewall_nftables:
+    openings:
+      - {peer: 10.206.1.12, port: 5201, end_port: 5201, protocol: tcp}
+      - {peer: 10.206.1.13, port: 5202, end_port: 5202, protocol: tcp}
 
 - name: Remove exactly the rules added above
   perflab.network.firewall_nftables:
@@ -294,8 +325,42 @@ def chains_with_xt(ruleset):
     return keys
 
 
-def plan(ruleset, state, peers4, peers6, port_sets, tag):
-    """(batch lines, added, removed, chains, rules) to reach ``state`` (present/absent)."""
+def opening_groups(openings):
+    """[(peers4, peers6, port_sets)] of per-peer openings: peers with the same ports share rules.
+
+    openings: [{peer, port, end_port, protocol}], what the benchmark plan returns per server host;
+    each peer gets exactly its own ports. Raises ValueError on a bad address.
+    """
+    per_peer = {}
+    for item in openings:
+        per_peer.setdefault(to_text(item['peer']).strip(), []).append(item)
+    by_ports = {}
+    for peer in sorted(per_peer):
+        sets = ports_by_protocol(per_peer[peer])
+        key = (tuple(sets['tcp']), tuple(sets['udp']))
+        by_ports.setdefault(key, []).append(peer)
+    groups = []
+    for (tcp, udp), peers in sorted(by_ports.items()):
+        peers4, peers6 = split_peers(peers)
+        groups.append((peers4, peers6, {'tcp': list(tcp), 'udp': list(udp)}))
+    return groups
+
+
+def group_rules(family, groups, tag):
+    """desired_rules of each (peers4, peers6, port_sets) group, in order."""
+    rules = []
+    for peers4, peers6, port_sets in groups:
+        rules.extend(desired_rules(family, peers4, peers6, port_sets, tag))
+    return rules
+
+
+def plan(ruleset, state, peers4, peers6, port_sets, tag, groups=None):
+    """(batch lines, added, removed, chains, rules) to reach ``state`` (present/absent).
+
+    groups: [(peers4, peers6, port_sets)] instead of one peers/ports set (see opening_groups).
+    """
+    if groups is None:
+        groups = [(peers4, peers6, port_sets)]
     lines = []
     added = removed = 0
     chains = []
@@ -306,7 +371,7 @@ def plan(ruleset, state, peers4, peers6, port_sets, tag):
         key = (chain['family'], chain['table'], chain['name'])
         chain_keys.add(key)
         chains.append('%s %s %s' % key)
-        wanted = desired_rules(chain['family'], peers4, peers6, port_sets, tag) if state == 'present' else []
+        wanted = group_rules(chain['family'], groups, tag) if state == 'present' else []
         wanted_any = wanted_any or wanted
         have = existing.get(key, [])
         if sorted(c for _h, c in have) == sorted(rule_comment(r) for r in wanted):
@@ -377,7 +442,13 @@ def run_rules(module, nft, result):
     tag = params['tag']
     peers4, peers6 = [], []
     port_sets = {}
-    if state == 'present':
+    groups = None
+    if state == 'present' and params['openings']:
+        try:
+            groups = opening_groups(params['openings'])
+        except ValueError as exc:
+            module.fail_json(msg='openings: %s' % to_text(exc))
+    elif state == 'present':
         try:
             peers4, peers6 = split_peers(params['peers'])
         except ValueError as exc:
@@ -385,7 +456,7 @@ def run_rules(module, nft, result):
         port_sets = ports_by_protocol(params['ports'])
     ruleset = nft.ruleset()
     try:
-        lines, added, removed, chains, rules = plan(ruleset, state, peers4, peers6, port_sets, tag)
+        lines, added, removed, chains, rules = plan(ruleset, state, peers4, peers6, port_sets, tag, groups)
     except ValueError as exc:
         module.fail_json(msg=to_text(exc))
     result.update(chains=chains, rules=rules, added=added, removed=removed)
@@ -495,17 +566,21 @@ def validate(module):
         module.fail_json(msg='tag must be 1-32 letters, digits, ".", "_" or "-", got %r' % params['tag'])
     if params['state'] != 'present':
         return
-    if not params['peers']:
-        module.fail_json(msg='peers must list at least one address with state=present')
-    if not params['ports']:
-        module.fail_json(msg='ports must list at least one port with state=present')
-    for index, item in enumerate(params['ports']):
+    if params['openings'] and (params['peers'] or params['ports']):
+        module.fail_json(msg='openings replaces peers and ports: give one or the other')
+    if not params['openings']:
+        if not params['peers']:
+            module.fail_json(msg='peers must list at least one address with state=present')
+        if not params['ports']:
+            module.fail_json(msg='ports must list at least one port with state=present')
+    name = 'openings' if params['openings'] else 'ports'
+    for index, item in enumerate(params['openings'] or params['ports']):
         for field in ('port', 'end_port'):
             value = item.get(field)
             if value is not None and not 1 <= value <= 65535:
-                module.fail_json(msg='ports[%d].%s must be within 1-65535, got %d' % (index, field, value))
+                module.fail_json(msg='%s[%d].%s must be within 1-65535, got %d' % (name, index, field, value))
         if item.get('end_port') is not None and item['end_port'] < item['port']:
-            module.fail_json(msg='ports[%d].end_port (%d) is lower than port (%d)' % (index, item['end_port'], item['port']))
+            module.fail_json(msg='%s[%d].end_port (%d) is lower than port (%d)' % (name, index, item['end_port'], item['port']))
 
 
 def main():
@@ -514,6 +589,12 @@ def main():
             state=dict(type='str', default='present', choices=['present', 'absent', 'disabled', 'restored']),
             peers=dict(type='list', elements='str', default=[]),
             ports=dict(type='list', elements='dict', default=[], options=dict(
+                port=dict(type='int', required=True),
+                end_port=dict(type='int'),
+                protocol=dict(type='str', required=True, choices=['tcp', 'udp']),
+            )),
+            openings=dict(type='list', elements='dict', default=[], options=dict(
+                peer=dict(type='str', required=True),
                 port=dict(type='int', required=True),
                 end_port=dict(type='int'),
                 protocol=dict(type='str', required=True, choices=['tcp', 'udp']),

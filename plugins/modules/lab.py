@@ -123,6 +123,16 @@ options:
     type: str
     choices: [tbf, htb]
     default: tbf
+  firewall:
+    description:
+      - V(default-deny) loads an nftables table C(inet filter) into each host whose input policy is drop,
+        accepting only replies, loopback, ICMP and SSH from the management subnet, as a hardened host;
+        the test ports are then reachable only where the C(perflab.network.firewall) role opened them.
+      - V(none) leaves the hosts unfiltered.
+      - Changing it on a lab that is up reloads the hosts' rulesets.
+    type: str
+    choices: [none, default-deny]
+    default: none
   debian_suite:
     description: Debian suite of the lab hosts' base system (VM labs - bullseye, bookworm or trixie).
     type: str
@@ -249,6 +259,7 @@ def main():
             offloads=dict(type='bool', default=False),
             rate_mbit=dict(type='int', default=0),
             shaper=dict(type='str', choices=['tbf', 'htb'], default='tbf'),
+            firewall=dict(type='str', choices=['none', 'default-deny'], default='none'),
             debian_suite=dict(type='str', default='bookworm'),
             debian_mirror=dict(type='str'),
             extra_packages=dict(type='list', elements='str', default=[]),
@@ -258,7 +269,7 @@ def main():
     p = module.params
     spec = LabSpec(name=p['name'], hosts=p['hosts'], host_prefix=p['host_prefix'],
                    mgmt_subnet=p['mgmt_subnet'], data_subnet=p['data_subnet'], mtu=p['mtu'],
-                   offloads=p['offloads'], rate_mbit=p['rate_mbit'], shaper=p['shaper'],
+                   offloads=p['offloads'], rate_mbit=p['rate_mbit'], shaper=p['shaper'], firewall=p['firewall'],
                    suite=p['debian_suite'], mirror=p['debian_mirror'], extra_packages=p['extra_packages'],
                    kind=p['kind'], vm_links=p['vm_links'], vm_memory_mb=p['vm_memory_mb'],
                    vm_boot_timeout=p['vm_boot_timeout'], vm_accel=p['vm_accel'])

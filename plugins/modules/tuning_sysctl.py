@@ -58,6 +58,41 @@ options:
       - Always machine-wide, so always skipped on a network-namespaced host.
     type: dict
     default: {}
+  optional:
+    description:
+      - Keys of O(settings) this kernel may lack (a profile's keys, for example C(kernel.numa_balancing) on a
+        kernel without NUMA balancing) - skipped with the reason when missing. Any other missing key is refused
+        (a typo); sysfs keys are always optional.
+    type: list
+    elements: str
+    default: []
+  cpu_governor:
+    description:
+      - CPU frequency governor for every policy of C(/sys/devices/system/cpu/cpufreq), handled like
+        O(sysfs) (recorded, written, read back, restored); empty leaves it alone.
+      - Without a cpufreq driver (a VM) or on a network-namespaced host it is reported as skipped
+        (key C(cpu_governor)) with the reason.
+    type: str
+    default: ""
+  transparent_hugepages:
+    description:
+      - Transparent hugepages mode (C(/sys/kernel/mm/transparent_hugepage/enabled)); the selected
+        choice (the bracketed word) is what is compared, recorded and restored. Empty leaves it alone.
+    type: str
+    choices: ["", always, madvise, never]
+    default: ""
+  cpu_dma_latency:
+    description:
+      - Microseconds the C-states must wake up within (the PM QoS request held by keeping
+        C(/dev/cpu_dma_latency) open). This module holds nothing; it says whether this host can
+        (RV(cpu_dma_latency)) and, when it cannot, reports the key C(cpu_dma_latency) as skipped
+        with the reason. The role then installs the holding service or tuned's C(force_latency).
+    type: int
+  cpu_dma_latency_by:
+    description: What will hold O(cpu_dma_latency) - V(service) (a systemd unit; needs systemd running) or V(tuned).
+    type: str
+    choices: [service, tuned]
+    default: service
   state:
     description:
       - V(tuned) applies O(settings).
@@ -101,6 +136,13 @@ EXAMPLES = r'''
       net.ipv4.tcp_congestion_control: bbr
     lab_host: "{{ perflab_lab_host | default(false) }}"
   register: tuning_sysctl_result
+
+- name: The latency knobs; each one this host cannot take is reported as skipped with the reason
+  perflab.network.tuning_sysctl:
+    settings: {net.core.busy_read: 50, net.core.busy_poll: 50}
+    cpu_governor: performance
+    transparent_hugepages: never
+    cpu_dma_latency: 1
 
 - name: Put the stock values back
   perflab.network.tuning_sysctl:
@@ -175,6 +217,13 @@ snapshot_recorded:
   returned: always
   type: dict
   sample: {net.ipv4.tcp_rmem: 4096 131072 6291456}
+cpu_dma_latency:
+  description:
+    - Whether this host can hold O(cpu_dma_latency) (C(hold)), the text to write to C(/dev/cpu_dma_latency)
+      (C(text), always 10 bytes), and why not (C(reason), null when it can).
+  returned: when O(cpu_dma_latency) is set and O(state=tuned)
+  type: dict
+  sample: {hold: false, text: "0x00000001", reason: "machine-wide setting: never changed on a network-namespaced host (lab_host is true)"}
 snapshot_exists:
   description: Whether a snapshot file exists after the run.
   returned: always
@@ -188,8 +237,9 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.perflab.network.plugins.module_utils import host_snapshot as snapshots
 from ansible_collections.perflab.network.plugins.module_utils.tuning_sysctl_utils import (
-    ProcSys, apply_key, detect_netns, normalize, restore_key, summarize, validate_key,
-    STATUS_APPLIED, STATUS_RESTORED, STATUS_UNCHANGED,
+    ProcSys, apply_key, cpu_dma_latency_problem, cpu_dma_latency_text, detect_netns, governor_skip_reason,
+    normalize, restore_key, skipped, summarize, validate_key,
+    CPU_DMA_LATENCY_KEY, GOVERNOR_KEY, THP_KEY, STATUS_APPLIED, STATUS_RESTORED, STATUS_UNCHANGED,
 )
 
 
@@ -227,7 +277,27 @@ def run(module, fs):
 
     results = []
     recorded = {}
+    latency = None
     if state == 'tuned':
+        # the knobs a host may not have: each one it cannot take is a skipped result with the reason
+        if params['cpu_governor']:
+            reason = governor_skip_reason(fs, namespaced, ns_reason)
+            if reason:
+                results.append(skipped(GOVERNOR_KEY, params['cpu_governor'], reason))
+            else:
+                for path in fs.governor_paths():
+                    wanted.setdefault(path, params['cpu_governor'])
+        if params['transparent_hugepages']:
+            wanted.setdefault(THP_KEY, params['transparent_hugepages'])
+        if params['cpu_dma_latency'] is not None:
+            try:
+                text = cpu_dma_latency_text(params['cpu_dma_latency'])
+            except ValueError as exc:
+                module.fail_json(msg=str(exc))
+            reason = cpu_dma_latency_problem(fs, namespaced, ns_reason, params['cpu_dma_latency_by'])
+            latency = dict(hold=reason is None, text=text, reason=reason)
+            if reason:
+                results.append(skipped(CPU_DMA_LATENCY_KEY, params['cpu_dma_latency'], reason))
         if snap is None:
             snap = snapshots.new_snapshot('tuning')
         existed = os.path.exists(params['snapshot'])
@@ -239,7 +309,8 @@ def run(module, fs):
         if recorded and not module.check_mode:
             snapshots.save(params['snapshot'], snap)
         for key, value in wanted.items():
-            results.append(apply_key(fs, key, value, namespaced, ns_reason, module.check_mode))
+            results.append(apply_key(fs, key, value, namespaced, ns_reason, module.check_mode,
+                                     optional=key in (params['optional'] or [])))
         # what this call recorded but did not change is no stock to put back: nothing is left behind
         # for it (and no snapshot file at all when nothing was changed)
         untouched = [r['key'] for r in results if r['key'] in recorded and r['status'] != STATUS_APPLIED]
@@ -271,6 +342,8 @@ def run(module, fs):
         snapshot_recorded=recorded,
         snapshot_exists=snap is not None and (not module.check_mode or snapshots.load(params['snapshot']) is not None),
     )
+    if latency is not None:
+        result['cpu_dma_latency'] = latency
     if state == 'tuned':
         result['effective'] = dict(
             (r['key'], r['after']) for r in results
@@ -292,6 +365,11 @@ def main():
         argument_spec=dict(
             settings=dict(type='dict', default={}),
             sysfs=dict(type='dict', default={}),
+            optional=dict(type='list', elements='str', default=[]),
+            cpu_governor=dict(type='str', default=''),
+            transparent_hugepages=dict(type='str', choices=['', 'always', 'madvise', 'never'], default=''),
+            cpu_dma_latency=dict(type='int'),
+            cpu_dma_latency_by=dict(type='str', choices=['service', 'tuned'], default='service'),
             state=dict(type='str', choices=['tuned', 'stock'], default='tuned'),
             snapshot=dict(type='path', default='/var/lib/perflab/tuning/stock.json'),
             lab_host=dict(type='bool', default=False),

@@ -189,23 +189,18 @@ def test_iptables_backend_installed_and_picked_when_it_filters(lab, plays, liste
         sh(lab, 'lab1', 'iptables -P INPUT ACCEPT; iptables -F; iptables -X; rm -rf /var/lib/perflab/firewall')
 
 
-def test_bond_comes_up_where_the_kernel_can_bond(lab, plays):
-    """The live path: on a kernel without bonding the role refuses (with the kernel's reason)
-    before any change, and the test skips saying so."""
+def test_bond_refused_before_any_change_on_a_kernel_without_bonding(lab, plays):
+    """A namespace host shares this machine's kernel, which has no bonding: the role refuses with
+    the kernel's reason before it writes anything. The live bond (ifupdown, balance-alb, MTU 9000,
+    traffic, removal) runs on VM lab hosts: tests/integration/test_vm_lab.py."""
     sh(lab, 'lab2', 'ip link add h6b0 type veth peer name h6b1 && ip link add h6b2 type veth peer name h6b3')
     try:
         res = run_playbook(str(plays / 'bonding.yml'), lab.inventory, dict(
             target='lab2', bonding_stack='ifupdown', bonding_members=['h6b0', 'h6b2'], bonding_mode='active-backup',
             bonding_address='10.206.1.99/24'))
-        if res.rc != 0 and 'cannot make bonds' in res.stdout:
-            reason = [line for line in res.stdout.splitlines() if 'cannot make bonds' in line][0]
-            assert sh(lab, 'lab2', 'ls /etc/network/interfaces.d 2>/dev/null || true').strip() == ''
-            pytest.skip('the lab kernel cannot bond: ' + reason.strip()[:300])
-        assert res.rc == 0, res.stdout[-4000:]
-        assert 'active-backup' in sh(lab, 'lab2', 'cat /sys/class/net/bond0/bonding/mode')
+        assert res.rc != 0 and 'cannot make bonds' in res.stdout, res.stdout[-3000:]
+        assert sh(lab, 'lab2', 'ls /etc/network/interfaces.d 2>/dev/null || true').strip() == ''
+        assert sh(lab, 'lab2', 'test -e /sys/class/net/bond0 && echo bond || echo none').strip() == 'none'
         assert ssh_works(lab, 'lab2')
-        gone = run_playbook(str(plays / 'bonding.yml'), lab.inventory, dict(
-            target='lab2', bonding_stack='ifupdown', bonding_state='absent'))
-        assert gone.rc == 0 and subprocess.run(lab.ssh_argv('lab2') + ['test', '-e', '/sys/class/net/bond0'], check=False).returncode != 0
     finally:
         lab.ssh('lab2', ['sh', '-c', 'ip link del h6b0; ip link del h6b2; ip link del bond0'])

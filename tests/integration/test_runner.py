@@ -269,8 +269,6 @@ def test_stock_vs_tuned_through_runner(lab, tmp_path):
 # set_stats (artifacts), then the workflow's survey answers, each overriding the
 # one before.
 AWX = yaml.safe_load((ROOT / 'awx' / 'vars' / 'templates.yml').read_text())
-WORKFLOW_ANSWERS = {'perflab_suite': 'quick', 'perflab_duration': 1, 'perflab_repetitions': 1,
-                    'perflab_tuning_profile': 'throughput', 'perflab_tuned_mtu': 9000}
 
 
 def job_extravars(job_template, artifacts, answers):
@@ -282,46 +280,9 @@ def job_extravars(job_template, artifacts, answers):
     return extravars
 
 
-@pytest.mark.lab
-def test_awx_workflow_through_runner(lab, tmp_path):
-    spec = yaml.safe_load((ROOT / 'playbooks' / 'vars' / 'study_argument_spec.yml').read_text())
-    if 'perflab_profile' not in spec['argument_specs']['study']['options']:
-        pytest.skip('"perflab tuned" runs playbooks/benchmark.yml with perflab_profile=tuned, which '
-                    'playbooks/vars/study_argument_spec.yml does not declare yet')
-    templates = {jt['name']: jt for jt in AWX['perflab_awx_job_templates']}
-    nodes = {n['identifier']: n for n in AWX['perflab_awx_workflow']['workflow_nodes']}
-    stock = {h: host_state(lab, h) for h in ('lab1', 'lab2')}
-    results = tmp_path / 'results'
-    artifacts, visited, published, state_after = {}, [], {}, {}
-    queue = ['stock']
-    while queue:
-        identifier = queue.pop(0)
-        if identifier in visited:
-            continue
-        node = nodes[identifier]
-        jt = templates[node['unified_job_template']['name']]
-        pdd = make_private_data_dir(tmp_path / identifier, lab.inventory, results_dir=results,
-                                    extravars=job_extravars(jt, artifacts, WORKFLOW_ANSWERS))
-        r = ansible_runner.run(private_data_dir=str(pdd), playbook=jt['playbook'], ident=identifier, quiet=True,
-                               tags=jt['job_tags'] or None)
-        assert r.status == 'successful', '%s failed:\n%s' % (
-            identifier, (artifact_dir(pdd, identifier) / 'stdout').read_text()[-4000:])
-        visited.append(identifier)
-        published[identifier] = stats_event(r.events)['artifact_data']
-        artifacts.update(published[identifier])
-        state_after[identifier] = {h: host_state(lab, h) for h in ('lab1', 'lab2')}
-        queue += [c['identifier'] for c in node['related']['success_nodes'] + node['related']['always_nodes']]
-
-    assert visited == ['stock', 'tuned', 'report', 'revert']
-    assert state_after['stock'] == stock
-    for host in ('lab1', 'lab2'):
-        assert state_after['tuned'][host]['mtu'] == '9000'
-        assert state_after['tuned'][host]['net.ipv4.tcp_rmem'] != stock[host]['net.ipv4.tcp_rmem']
-    assert state_after['revert'] == stock
-    # both runs reach the report node, as the controller would hand them down
-    report = published['report']['perflab_report']
-    assert len(report['configurations']) == 2 and report['records'] > 0
-    assert {s['config'] for n in ('stock', 'tuned') for s in published[n]['perflab_summary']} == set(report['configurations'])
+# The workflow replay (node by node, artifacts handed down as the controller does) is
+# tests/integration/test_study_awx.py: through transmit | worker --delete | process, on a lab
+# whose hosts drop inbound traffic, with the report restricted to the workflow's run ids.
 
 
 # ansible-runner's remote path, the one AWX takes through receptor: `transmit` streams

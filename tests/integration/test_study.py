@@ -54,14 +54,16 @@ def study(lab, tmp_path_factory):
     return res, results
 
 
-def test_stock_vs_tuned_records_every_test_for_both_labels(study):
+def test_stock_vs_tuned_records_every_test_for_both_labels(study, lab):
     res, results = study
+    # the default labels name the full OS version and the profile (docs/studies.md)
+    base = 'Debian ' + lab.ssh('lab1', ['cat', '/etc/debian_version'], check=True).stdout.strip()
     assert res.rc == 0, res.stdout[-5000:] + res.stderr[-2000:]
     records = [r for r in read_jsonl(results / 'itstudy-svt.jsonl') if r['schema'] == 'perflab.result/2']
     by_label = {}
     for r in records:
         by_label.setdefault(r['config'], {})[r['test_id']] = r
-    assert sorted(by_label) == ['Debian 12 stock', 'Debian 12 tuned']
+    assert sorted(by_label) == [base + ' stock', base + ' tuned-throughput']
     for label, tests in by_label.items():
         assert sorted(tests) == sorted(quick_test_ids()), label
         for tid, r in tests.items():
@@ -72,7 +74,7 @@ def test_stock_vs_tuned_records_every_test_for_both_labels(study):
             assert r['metrics'][r['primary']]['value'] > 0
             assert r['client']['name'] == 'lab2' and r['server']['name'] == 'lab1'
     systems = [r for r in read_jsonl(results / 'itstudy-svt.jsonl') if r['schema'] == 'perflab.system/1']
-    assert {(s['host'], s['config']) for s in systems} >= {('lab1', 'Debian 12 stock'), ('lab2', 'Debian 12 tuned')}
+    assert {(s['host'], s['config']) for s in systems} >= {('lab1', base + ' stock'), ('lab2', base + ' tuned-throughput')}
     workbook = results / 'itstudy-svt.xlsx'
     assert workbook.exists()
     import openpyxl

@@ -209,7 +209,7 @@ def test_a_setting_that_fails_half_way_puts_stock_back(tmp_path, netns):
     assert res.rc != 0
     message = res.task('Fail with what went wrong')['msg']
     assert message.startswith('tuning: sysctls failed: net.ipv4.ip_local_port_range') and 'put back to stock' in message, message
-    applied = res.task('Apply the sysctls, read each back and say what happened per key')
+    applied = res.task('Apply the sysctls and the machine knobs, read each back and say what happened per key')
     assert {'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem'} <= set(r['key'] for r in applied['sysctls'] if r['status'] == 'applied')
     assert dump_net(netns) == before
     assert list(sysctl_d.iterdir()) == [] and not snap.exists()
@@ -223,8 +223,16 @@ def test_a_file_that_did_not_exist_is_removed_on_stock(tmp_path, netns):
     ev = {'tuning_lab_host': True, 'tuning_snapshot_path': str(tmp_path / 's' / 'stock.json'), 'tuning_profile': 'latency'}
     res = run_role(tmp_path, ev, netns=netns, binds=binds)
     assert res.rc == 0, res.failure()
-    skipped = res.task('Report per key (applied / unchanged / skipped with the reason)')['tuning_report']['sysctls']['skipped']
-    assert sorted(skipped) == ['kernel.numa_balancing', 'net.core.busy_poll', 'net.core.busy_read']
+    report = res.task('Report per key (applied / unchanged / skipped with the reason)')['tuning_report']
+    skipped = report['sysctls']['skipped']
+    # every knob of the latency profile that a network namespace cannot take, each with its reason
+    assert sorted(skipped) == ['/sys/kernel/mm/transparent_hugepage/enabled', 'cpu_dma_latency', 'cpu_governor',
+                               'kernel.numa_balancing', 'kernel.timer_migration', 'net.core.busy_poll',
+                               'net.core.busy_read', 'vm.stat_interval']
+    machine_wide = 'machine-wide setting: never changed on a network-namespaced host (lab_host is true'
+    assert all(skipped[key].startswith(machine_wide) for key in skipped if not key.startswith('net.')), skipped
+    assert skipped['net.core.busy_poll'] == 'does not exist in this network namespace (only in the initial one)'
+    assert report['cpu_dma_latency'] == skipped['cpu_dma_latency']
     assert (sysctl_d / '90-perflab-tuning.conf').read_text().splitlines()[-1] == 'net.ipv4.tcp_fastopen = 3'
     res = run_role(tmp_path, dict(ev, tuning_state='stock'), netns=netns, binds=binds)
     assert res.rc == 0 and list(sysctl_d.iterdir()) == []
@@ -241,7 +249,7 @@ def test_tuned_profile_template(tmp_path):
   vars:
     ansible_python_interpreter: %(py)s
     tuning_profile: throughput
-    tuning_cpu_governor: performance
+    __tuning_governor: performance
     __tuning_tuned_stock: virtual-guest
     __tuning_sysctl_result:
       effective: {net.core.rmem_max: "134217728", net.ipv4.tcp_rmem: "4096 131072 134217728",
@@ -298,3 +306,61 @@ def test_present_and_absent_and_their_old_aliases(tmp_path, netns, apply, undo):
     res = run_role(tmp_path, dict(ev, tuning_state=undo), netns=netns, binds=binds)
     assert res.rc == 0, res.failure()
     assert list(sysctl_d.iterdir()) == [] and not (tmp_path / 's').exists()
+
+
+def render(tmp_path, template, dest, variables):
+    """Render one of the role's templates with its vars/main.yml and these variables (connection local)."""
+    play = tmp_path / ('render-%s.yml' % Path(dest).name)
+    play.write_text(json.dumps([{
+        'hosts': 'localhost', 'connection': 'local', 'gather_facts': False,
+        'vars_files': [str(ROOT / 'roles/tuning/vars/main.yml')],
+        'vars': dict(variables, ansible_python_interpreter=sys.executable),
+        'tasks': [{'ansible.builtin.template': {'src': str(ROOT / 'roles/tuning/templates' / template),
+                                                'dest': str(dest), 'mode': '0644'}}]}]))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg'), ANSIBLE_LOCALHOST_WARNING='false',
+               ANSIBLE_INVENTORY_UNPARSED_WARNING='false')
+    proc = subprocess.run([str(BIN / 'ansible-playbook'), '-i', 'localhost,', str(play)], cwd=str(ROOT), env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    return [line for line in Path(dest).read_text().splitlines() if line and not line.startswith('#')]
+
+
+LATENCY_RESULT = {'effective': {'net.ipv4.tcp_fastopen': '3', 'net.core.busy_poll': '50',
+                                '/sys/kernel/mm/transparent_hugepage/enabled': 'never',
+                                '/sys/devices/system/cpu/cpufreq/policy0/scaling_governor': 'performance'},
+                  'cpu_dma_latency': {'hold': True, 'text': '0x00000001', 'reason': None}}
+
+
+def test_latency_tuned_profile_template(tmp_path):
+    """Where tuned runs, the latency knobs go in its profile: force_latency, the governor, transparent hugepages."""
+    lines = render(tmp_path, 'tuned.conf.j2', tmp_path / 'tuned.conf',
+                   {'tuning_profile': 'latency', '__tuning_governor': 'performance', '__tuning_thp': 'never',
+                    '__tuning_dma_latency': 1, '__tuning_tuned_stock': '', '__tuning_sysctl_result': LATENCY_RESULT})
+    assert lines == ['[main]', 'summary=perflab.network latency tuning', 'include=network-latency',
+                     '[sysctl]', 'net.core.busy_poll=50', 'net.ipv4.tcp_fastopen=3',
+                     '[cpu]', 'governor=performance', 'force_latency=1', '[vm]', 'transparent_hugepages=never']
+
+
+def test_latency_without_tuned_renders_a_unit_and_tmpfiles_that_systemd_accepts(tmp_path):
+    """Without tuned: the unit holding /dev/cpu_dma_latency and the tmpfiles.d lines for the sysfs knobs,
+    the unit checked by systemd-analyze verify (systemd 252 here has no tmpfiles dry run: its lines are compared)."""
+    variables = {'tuning_profile': 'latency', '__tuning_dma_latency': 1, '__tuning_sysctl_result': LATENCY_RESULT}
+    unit = tmp_path / 'perflab-cpu-dma-latency.service'
+    lines = render(tmp_path, 'cpu-dma-latency.service.j2', unit, variables)
+    assert lines == ['[Unit]', 'Description=perflab.network - hold /dev/cpu_dma_latency at 1 us (limits C-states)',
+                     'ConditionPathExists=/dev/cpu_dma_latency', '[Service]', 'Type=simple',
+                     "ExecStart=/bin/sh -c 'exec 3>/dev/cpu_dma_latency && printf 0x00000001 >&3 && exec sleep infinity'",
+                     'Restart=on-failure', '[Install]', 'WantedBy=multi-user.target']
+    tmpfiles = tmp_path / '90-perflab-tuning.conf'
+    assert render(tmp_path, 'sysfs-tmpfiles.conf.j2', tmpfiles, variables) == [
+        'w /sys/devices/system/cpu/cpufreq/policy0/scaling_governor - - - - performance',
+        'w /sys/kernel/mm/transparent_hugepage/enabled - - - - never']
+    analyze = shutil.which('systemd-analyze')
+    if not analyze:
+        pytest.skip('systemd-analyze is not installed: the unit was rendered and compared only')
+    proc = subprocess.run([analyze, 'verify', '--man=no', str(unit)], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0 and 'perflab-cpu-dma-latency' not in proc.stderr, proc.stdout + proc.stderr
+    # the shell line itself: sh parses it (-n) as systemd passes it
+    script = lines[5].split("-c '", 1)[1].rstrip("'")
+    assert subprocess.run(['sh', '-n', '-c', script], check=False).returncode == 0

@@ -20,6 +20,7 @@ from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
 from ansible_collections.perflab.network.plugins.action import bench_preflight as windows_preflight
+from ansible_collections.perflab.network.plugins.filter.study_label import study_label
 from ansible_collections.perflab.network.plugins.filter.tool_executables import tool_executables
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
@@ -36,6 +37,8 @@ except ImportError:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parents[3]
 PLAN = ROOT / 'roles' / 'benchmark' / 'tasks' / 'plan.yml'
+# the tools found, the labels and the plan: the role's `expand` entry point, which plan.yml includes
+EXPAND = ROOT / 'roles' / 'benchmark' / 'tasks' / 'expand.yml'
 FACTS = ROOT / 'tests' / 'unit' / 'fixtures' / 'facts'
 SUITES = ROOT / 'roles' / 'benchmark' / 'files' / 'suites'
 DEFAULTS = dict((key, trust_as_template(value) if isinstance(value, str) else value) for key, value in
@@ -49,8 +52,10 @@ def facts(name):
 def render(template, variables):
     # the collection's filter as the role calls it (the unit tests load no collection into Ansible)
     template = template.replace('perflab.network.tool_executables', 'perflab_tool_executables')
+    template = template.replace('perflab.network.study_label', 'perflab_study_label')
     templar = Templar(loader=DataLoader(), variables=variables)
     templar.environment.filters['perflab_tool_executables'] = tool_executables
+    templar.environment.filters['perflab_study_label'] = study_label
     return templar.template(trust_as_template(template))
 
 
@@ -59,15 +64,18 @@ def condition(expression, variables):
 
 
 def task(name):
-    return [t for t in yaml.safe_load(PLAN.read_text()) if t.get('name') == name][0]
+    return [t for t in yaml.safe_load(PLAN.read_text()) + yaml.safe_load(EXPAND.read_text()) if t.get('name') == name][0]
 
 
 def tools_found(host_facts, stdout_lines):
     """The role's 'Note the configuration label and the tools' over one host's facts and lookup output."""
-    variables = dict(DEFAULTS, **host_facts)
+    variables = dict(DEFAULTS, ansible_facts=host_facts, inventory_hostname='h1', groups={}, **host_facts)
     variables['__benchmark_which'] = {'stdout_lines': stdout_lines}
     variables['__benchmark_where'] = {'stdout_lines': stdout_lines}
-    note = task('Note the configuration label and the tools of each host')['ansible.builtin.set_fact']
+    note_task = task('Note the configuration label and the tools of each host')
+    note = note_task['ansible.builtin.set_fact']
+    for name, value in note_task.get('vars', {}).items():
+        variables[name] = render(value, variables)
     return render(note['__benchmark_tools_found'], variables), render(note['__benchmark_label'], variables)
 
 
@@ -107,7 +115,8 @@ def test_a_freebsd_and_a_windows_client_plan_every_test_their_tools_support(caps
     win_tools, win_label = tools_found(WINDOWS, WIN_WHERE)
     assert bsd_tools == ['iperf3', 'netperf', 'netserver', 'nuttcp', 'ethr']
     assert win_tools == ['iperf3.exe', 'nuttcp.exe', 'ethr.exe']
-    assert bsd_label == 'FreeBSD 12 stock' and win_label == 'Microsoft Windows Server 2019 Datacenter 10 stock'
+    # the full version (docs/studies.md)
+    assert bsd_label == 'FreeBSD 12.0 stock' and win_label == 'Microsoft Windows Server 2019 Datacenter 10.0.17763.0 stock'
     linux = ['iperf3', 'iperf', 'netperf', 'netserver', 'nuttcp', 'ethr']
 
     def host(address, interface, peer, family):

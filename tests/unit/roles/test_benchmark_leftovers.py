@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - older ansible-core templates any text
         return text
 
 PLAN = Path(__file__).resolve().parents[3] / 'roles' / 'benchmark' / 'tasks' / 'plan.yml'
-PREFLIGHT = 'Check the data paths, look for leftover test servers and list the listening ports'
+PREFLIGHT = 'Check the data paths and the planned ports through the firewall, look for leftover test servers'
 PLANNED = 'Stop test servers an interrupted run left on the planned ports'
 UNPLANNED = 'Stop test servers an interrupted run left on ports this run does not plan'
 
@@ -46,6 +46,7 @@ def stopped(name, servers, pidfiles, host='lab1'):
     """(tool, bind, port, count) of each bench_server call the role makes, given the plan and the pidfiles."""
     plan = {'servers': [dict(s, bench_server={'tool': s['tool'], 'bind': '10.0.1.1', 'port': s['port'], 'count': s['count']})
                         for s in servers], 'pairs': []}
+    # a server host: nothing to connect to (the connect check is tested in test_bench_preflight.py)
     variables = {'inventory_hostname': host, '__benchmark_plan': plan, 'perflab_data_address': '10.0.1.1',
                  'perflab_data_interface': 'data0'}
     check = task(PREFLIGHT)

@@ -4,7 +4,9 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import copy
 import os
+from pathlib import Path
 import shutil
 import threading
 import time
@@ -12,6 +14,7 @@ import time
 import pytest
 
 from ansible_collections.perflab.network.plugins.module_utils import nic
+from ansible_collections.perflab.network.plugins.module_utils import record as rec
 
 
 def _fake_interface(root, name, mtu=1500):
@@ -157,3 +160,53 @@ def test_rates_over_the_window_the_tool_measured_not_its_start_up():
     assert window_rates(samples, (1.5, 3.5))[1] == 1000.0
     assert window_rates(samples, (-3.0, 9.0))[2] == [0.0, 5.0]
     assert window_rates(samples[:1], (0, 1)) == (None, None, None)
+
+
+BONDING = Path(__file__).resolve().parents[2] / 'fixtures' / 'bonding'
+
+
+def test_proc_net_bonding_of_a_real_balance_alb_bond():
+    state = nic.parse_proc_net_bonding((BONDING / 'proc-net-bonding-balance-alb-6.1.txt').read_text())
+    assert state == {'mode': 'adaptive load balancing', 'active': 'eth1',
+                     'members': {'eth1': {'mii_status': 'up', 'link_failures': 0},
+                                 'eth2': {'mii_status': 'up', 'link_failures': 0}}}
+
+
+def test_a_failover_during_the_test_is_said_in_words():
+    before = nic.parse_proc_net_bonding((BONDING / 'proc-net-bonding-balance-alb-6.1.txt').read_text())
+    after = copy.deepcopy(before)
+    after['active'] = 'eth2'
+    after['members']['eth1'] = {'mii_status': 'down', 'link_failures': 1}
+    assert nic.bond_events(before, after) == [
+        "the bond's active member changed from eth1 to eth2 during the test",
+        'member eth1 lost its link 1 time(s) during the test (MII status now down)']
+    assert nic.bond_events(before, before) == []
+    assert nic.bond_events(None, after) == []
+
+
+def test_the_sampler_keeps_the_bond_state_and_the_record_notes_the_failover(tmp_path, monkeypatch):
+    states = iter([{'mode': 'fault-tolerance (active-backup)', 'active': 'eth1',
+                    'members': {'eth1': {'mii_status': 'up', 'link_failures': 0},
+                                'eth2': {'mii_status': 'up', 'link_failures': 0}}},
+                   {'mode': 'fault-tolerance (active-backup)', 'active': 'eth2',
+                    'members': {'eth1': {'mii_status': 'down', 'link_failures': 1},
+                                'eth2': {'mii_status': 'up', 'link_failures': 0}}}])
+    stats = tmp_path / 'bond0' / 'statistics'
+    stats.mkdir(parents=True)
+    for counter in nic.COUNTERS:
+        (stats / counter).write_text('0\n')
+    monkeypatch.setattr(nic.NicSampler, 'read_bond_state', lambda self: next(states))
+    with nic.NicSampler('bond0', interval=0.05, sys_class_net=str(tmp_path)) as sampler:
+        pass
+    result = sampler.result()
+    assert result['bond']['events'][0] == "the bond's active member changed from eth1 to eth2 during the test"
+    record = rec.new_record({'run_id': 'r'}, 'iperf3', 'tcp_stream', 'tcp', 'client_to_server', 'x')
+    rec.add_nic(record, result)
+    assert record['notes'] == [
+        "data interface bond0: the bond's active member changed from eth1 to eth2 during the test",
+        'data interface bond0: member eth1 lost its link 1 time(s) during the test (MII status now down)']
+
+
+def test_no_bond_no_bond_state(tmp_path):
+    assert nic.read_bond_state('eth0', proc_net_bonding=str(tmp_path)) is None
+    assert nic.read_bond_state('../x') is None

@@ -92,7 +92,7 @@ def test_bad_suites_are_refused_with_the_field_named(suite, kwargs, message):
 
 
 def test_unknown_suite_lists_the_known_ones():
-    with pytest.raises(s.PlanError, match=r"unknown suite 'nope'; known suites: osv-netperf, phoronix-network, quick"):
+    with pytest.raises(s.PlanError, match=r"unknown suite 'nope'; known suites: jumbo-bond, osv-netperf, osv-netperf-udp, parallel-netperf, phoronix-network, quick"):
         s.find_suite('nope', [SUITES])
 
 
@@ -106,7 +106,7 @@ def test_bad_suite_names_say_what_a_suite_may_be(name, start):
         s.find_suite(name, [SUITES])
     message = str(err.value)
     assert message.startswith(start)
-    assert message.endswith('the suite must be a suite name (osv-netperf, phoronix-network, quick; '
+    assert message.endswith('the suite must be a suite name (jumbo-bond, osv-netperf, osv-netperf-udp, parallel-netperf, phoronix-network, quick; '
                             '1 to 64 letters, digits, _ . -, starting with a letter or a digit) or the path of a suite file (.yml)')
 
 
@@ -159,6 +159,26 @@ def test_plan_resume_skips_recorded_ok_tests(tmp_path):
     assert skipped == 0 and len(other) == len(items)
 
 
+def test_the_records_of_a_pair_take_the_label_of_the_side_under_test():
+    tests = s.expand_suite(load('quick'))
+    pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'])
+    labels = {'lab1': 'OSv 0.53 tuned-latency', 'lab2': 'Ubuntu 18.04 stock'}
+    assert {i['config'] for i in s.build_plan(tests, pairs, labels, side='servers')[0]} == {'OSv 0.53 tuned-latency'}
+    assert {i['config'] for i in s.build_plan(tests, pairs, labels, side='clients')[0]} == {'Ubuntu 18.04 stock'}
+    assert {i['config'] for i in s.build_plan(tests, pairs, labels)[0]} == {'Ubuntu 18.04 stock / OSv 0.53 tuned-latency'}
+
+
+def test_reversed_pairs_send_from_the_servers_side():
+    pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'], reverse=True)
+    assert [(p['client'], p['server'], p['server_address']) for p in pairs] == \
+        [('lab1', 'lab2', HOSTS['lab2']['data_address'])]
+    labels = {'lab1': 'OSv tuned-latency', 'lab2': 'Ubuntu 18.04 stock'}
+    # the host under test (lab1, a server of the groups) is now the client: its label still names the records
+    from ansible_collections.perflab.network.plugins.module_utils import study
+    items = s.build_plan(s.expand_suite(load('quick')), pairs, labels, side=study.flip_side('servers'))[0]
+    assert {i['config'] for i in items} == {'OSv tuned-latency'}
+
+
 def test_servers_needed_and_expected_duration():
     tests = s.expand_suite(load('quick'))
     pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2', 'lab3'])
@@ -185,6 +205,11 @@ def test_servers_needed_and_expected_duration():
     assert {'peer': '10.0.1.13', 'port': 5225, 'end_port': 5225, 'protocol': 'udp'} in openings['lab1']
     assert all(rule['peer'] in ('10.0.1.12', '10.0.1.13') for rule in openings['lab1'])
     assert len(openings['lab1']) == len(set(tuple(sorted(rule.items())) for rule in openings['lab1']))
+    # what the preflight connects to from each client: the TCP ports of its own servers only
+    checks = s.connect_checks(servers)
+    assert sorted(checks) == ['lab2', 'lab3']
+    assert [c['port'] for c in checks['lab3']] == [8912, 5425, 5225, 12889, 12890, 5024, 5025]
+    assert {c['address'] for c in checks['lab3']} == {'10.0.1.11'} and {c['server'] for c in checks['lab3']} == {'lab1'}
     per_pair = sum(t['duration'] + s.TEST_OVERHEAD_S for t in tests)
     assert s.expected_duration(items) == per_pair
     assert s.expected_duration(items, parallel_pairs=False) == 2 * per_pair

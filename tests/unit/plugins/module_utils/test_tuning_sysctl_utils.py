@@ -207,3 +207,86 @@ def test_in_a_real_network_namespace():
     assert out['tcp_wmem']['status'] == 'applied' and out['tcp_wmem']['after'] == '4096 65536 8388608'
     assert out['restore']['status'] == 'restored' and out['final'] is True
     assert open('/proc/sys/net/core/rmem_max').read() == host_rmem_max
+
+
+# --- the latency profile's machine knobs -----------------------------------------------------
+
+FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'sysfs'))
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name)) as handle:
+        return handle.read()
+
+
+def test_a_sysfs_choice_file_reads_as_its_bracketed_word(tmp_path):
+    fs = make_root(tmp_path, {})
+    thp = tmp_path / 'sys' / 'kernel' / 'mm' / 'transparent_hugepage'
+    thp.mkdir(parents=True)
+    (thp / 'enabled').write_text(fixture('transparent_hugepage_enabled.txt'))
+    assert fixture('transparent_hugepage_enabled.txt').strip() == 'always [madvise] never'
+    assert su.selected_choice(normalize(fixture('transparent_hugepage_defrag.txt'))) == 'madvise'
+    assert fs.read(su.THP_KEY) == 'madvise'
+    res = apply_key(fs, su.THP_KEY, 'never')
+    assert (res['status'], res['before'], res['after']) == ('applied', 'madvise', 'never')
+    # a plain file stands in for the kernel: what was written is what is read back
+    assert (thp / 'enabled').read_text() == 'never\n'
+    assert restore_key(fs, su.THP_KEY, 'madvise')['status'] == 'restored'
+    assert apply_key(fs, su.THP_KEY, 'never', namespaced=True, ns_reason='lab_host is true')['reason'] == \
+        'machine-wide setting: never changed on a network-namespaced host (lab_host is true)'
+
+
+def test_transparent_hugepages_missing_from_the_kernel_is_skipped(tmp_path):
+    res = apply_key(make_root(tmp_path, {}), su.THP_KEY, 'never')
+    assert (res['status'], res['reason']) == ('skipped', 'does not exist on this kernel (/sys/kernel/mm/transparent_hugepage/enabled)')
+    res = apply_key(make_root(tmp_path, {}), 'kernel.numa_balancing', 0, optional=True)
+    assert (res['status'], res['reason']) == ('skipped', 'does not exist on this kernel (/proc/sys/kernel/numa_balancing)')
+    assert apply_key(make_root(tmp_path, {}), 'kernel.numa_balancing', 0)['status'] == 'failed'
+
+
+def test_a_read_only_sys_is_skipped_not_failed(tmp_path):
+    class ReadOnlySys(ProcSys):
+        def writable(self, key):
+            return not su.is_sysfs(key)
+    base = make_root(tmp_path, {})
+    thp = tmp_path / 'sys' / 'kernel' / 'mm' / 'transparent_hugepage'
+    thp.mkdir(parents=True)
+    (thp / 'enabled').write_text('[always] madvise never\n')
+    res = apply_key(ReadOnlySys(base.root, base.sys_root), su.THP_KEY, 'never')
+    assert (res['status'], res['reason']) == ('skipped', 'read-only on this host (/sys is mounted read-only, e.g. in a container)')
+
+
+def test_governor_paths_and_the_reason_when_there_is_no_cpufreq(tmp_path):
+    fs = make_root(tmp_path, {})
+    assert fs.governor_paths() == []
+    assert su.governor_skip_reason(fs) == ('no CPU frequency scaling here: /sys/devices/system/cpu/cpufreq has no policy '
+                                           '(no cpufreq driver, e.g. a VM)')
+    assert su.governor_skip_reason(fs, namespaced=True, ns_reason='lab_host is true') == \
+        'machine-wide setting: never changed on a network-namespaced host (lab_host is true)'
+    base = tmp_path / 'sys' / 'devices' / 'system' / 'cpu' / 'cpufreq'
+    for name in ('policy0', 'policy2', 'boost'):
+        (base / name).mkdir(parents=True)
+    (base / 'policy0' / 'scaling_governor').write_text('schedutil\n')
+    (base / 'policy2' / 'scaling_governor').write_text('schedutil\n')
+    assert fs.governor_paths() == ['/sys/devices/system/cpu/cpufreq/policy0/scaling_governor',
+                                   '/sys/devices/system/cpu/cpufreq/policy2/scaling_governor']
+    assert su.governor_skip_reason(fs) is None
+
+
+def test_cpu_dma_latency_problems_and_text(tmp_path):
+    dev, run = tmp_path / 'dev', tmp_path / 'run'
+    dev.mkdir()
+    run.mkdir()
+    fs = ProcSys(root=str(tmp_path / 'p'), sys_root=str(tmp_path / 'sys'), dev_root=str(dev), run_root=str(run))
+    assert su.cpu_dma_latency_problem(fs) == '/dev/cpu_dma_latency does not exist on this kernel (no PM QoS)'
+    (dev / 'cpu_dma_latency').write_text('')
+    assert su.cpu_dma_latency_problem(fs) == ('systemd is not running (/run/systemd/system is missing): '
+                                              'no service can hold /dev/cpu_dma_latency open')
+    assert su.cpu_dma_latency_problem(fs, by='tuned') is None
+    (run / 'systemd' / 'system').mkdir(parents=True)
+    assert su.cpu_dma_latency_problem(fs) is None
+    assert su.cpu_dma_latency_problem(fs, namespaced=True, ns_reason='lab_host is true').startswith('machine-wide setting')
+    # 10 bytes whatever the value: a 4-byte write would be read as a binary number
+    assert [su.cpu_dma_latency_text(v) for v in (0, 1, 256, 4096)] == ['0x00000000', '0x00000001', '0x00000100', '0x00001000']
+    with pytest.raises(ValueError):
+        su.cpu_dma_latency_text(-1)

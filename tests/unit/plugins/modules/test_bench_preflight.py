@@ -13,6 +13,7 @@ import pytest
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.perflab.network.plugins.module_utils import preflight
+from ansible_collections.perflab.network.plugins.module_utils import suite
 from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
 from ansible_collections.perflab.network.plugins.modules import bench_preflight
 
@@ -123,6 +124,7 @@ def test_result_pings_each_address_once_and_decides_on_the_host_state(tmp_path):
         changed=False, unanswered=['10.0.1.3'], pidfiles=['iperf3-5202.pid', 'nuttcp-5000.pid'], path_problems=[],
         stop_planned=[SERVERS[0]], stop_unplanned=[{'tool': 'nuttcp', 'port': 5000}],
         listening={'tcp': [5000, 5201, 8888, 12865], 'udp': [5001, 9999]}, taken=[5201, 12865],
+        connections=[], unconnected=[],
         pings=[['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']])
 
 
@@ -163,10 +165,62 @@ def test_module_ping_of_loopback_answers(capsys):
     (dict(servers=[{'tool': 'iperf3', 'port': 65535, 'count': 2}]), ['servers[0]', '65535 .. 65536']),
     (dict(servers=[{'tool': 'iperf3', 'port': 0}]), ['servers[0]', '0 .. 0']),
     (dict(ping_wait=0), ['ping_wait', 'from 1 to 60']),
+    (dict(connect_timeout=61), ['connect_timeout', 'from 1 to 60']),
+    (dict(connect=[{'address': '127.0.0.1', 'port': 0}]), ['connect[0].port', 'from 1 to 65535, got 0']),
 ])
 def test_module_refuses_bad_input(args, words, capsys):
     out = run_module(args, capsys)
     assert out['failed'] and all(word in out['msg'] for word in words), out['msg']
+
+
+# the plan's servers as benchmark_plan returns them (tests/unit/plugins/module_utils/test_suite.py builds real ones)
+PLANNED = [
+    {'client': 'lab2', 'server': 'lab1', 'server_address': '10.0.1.11', 'openings': [
+        {'port': 5201, 'end_port': 5202, 'protocol': 'tcp'}, {'port': 5201, 'end_port': 5202, 'protocol': 'udp'}]},
+    {'client': 'lab2', 'server': 'lab1', 'server_address': '10.0.1.11', 'openings': [
+        {'port': 12865, 'end_port': 12865, 'protocol': 'tcp'}, {'port': 12866, 'end_port': 12866, 'protocol': 'tcp'},
+        {'port': 12866, 'end_port': 12866, 'protocol': 'udp'}]},
+    {'client': 'lab4', 'server': 'lab3', 'server_address': '10.0.1.13', 'openings': [
+        {'port': 5201, 'end_port': 5201, 'protocol': 'tcp'}]},
+]
+
+
+def test_connect_checks_are_every_tcp_port_of_the_clients_servers_once():
+    checks = suite.connect_checks(PLANNED + PLANNED)
+    assert checks['lab2'] == [{'address': '10.0.1.11', 'port': port, 'server': 'lab1'} for port in (5201, 5202, 12865, 12866)]
+    assert checks['lab4'] == [{'address': '10.0.1.13', 'port': 5201, 'server': 'lab3'}]
+
+
+def test_reach_all_keeps_the_order_and_unreached_is_neither_connected_nor_refused():
+    answers = {5201: 'connected', 5202: 'refused', 12865: 'timed out after 2 s', 12866: 'No route to host'}
+    calls = []
+
+    def reach(address, port, source, timeout):
+        calls.append((address, port, source, timeout))
+        return answers[port]
+    out = preflight.reach_all(suite.connect_checks(PLANNED)['lab2'], '10.0.1.12', 2, reach=reach)
+    assert [item['outcome'] for item in out] == [answers[p] for p in (5201, 5202, 12865, 12866)]
+    assert sorted(calls) == [('10.0.1.11', p, '10.0.1.12', 2) for p in (5201, 5202, 12865, 12866)]
+    assert [item['port'] for item in preflight.unreached(out)] == [12865, 12866]
+
+
+def test_real_connections_on_loopback_connected_and_refused(capsys):
+    import socket
+    listener = socket.socket()
+    listener.bind(('127.0.0.1', 0))
+    listener.listen(1)
+    free = socket.socket()
+    free.bind(('127.0.0.1', 0))
+    closed_port = free.getsockname()[1]
+    free.close()  # nothing listens there now: the kernel answers with a reset
+    try:
+        out = run_module(dict(connect=[{'address': '127.0.0.1', 'port': listener.getsockname()[1], 'server': 'me'},
+                                       {'address': '127.0.0.1', 'port': closed_port}],
+                              connect_source='127.0.0.1'), capsys)
+    finally:
+        listener.close()
+    assert [c['outcome'] for c in out['connections']] == ['connected', 'refused']
+    assert out['connections'][0]['server'] == 'me' and out['unconnected'] == [] and out['changed'] is False
 
 
 IPROUTE2 = Path(__file__).resolve().parents[2] / 'fixtures' / 'iproute2'

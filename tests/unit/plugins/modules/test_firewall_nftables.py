@@ -128,6 +128,23 @@ def test_plan_is_empty_when_the_rules_are_in_place():
     assert (lines, added, removed) == ([], 0, 0)
 
 
+def test_openings_group_peers_by_their_own_ports():
+    groups = fw.opening_groups([
+        {'peer': '10.206.1.12', 'port': 5201, 'end_port': 5201, 'protocol': 'tcp'},
+        {'peer': '10.206.1.12', 'port': 5201, 'end_port': 5201, 'protocol': 'udp'},
+        {'peer': '10.206.1.13', 'port': 5202, 'end_port': 5202, 'protocol': 'tcp'},
+        {'peer': '10.206.1.14', 'port': 5201, 'end_port': 5201, 'protocol': 'udp'},
+        {'peer': '10.206.1.14', 'port': 5201, 'end_port': None, 'protocol': 'tcp'},
+    ])
+    # .12 and .14 have the same ports and share a rule; .13 reaches only 5202
+    assert groups == [(['10.206.1.12', '10.206.1.14'], [], {'tcp': ['5201'], 'udp': ['5201']}),
+                      (['10.206.1.13'], [], {'tcp': ['5202'], 'udp': []})]
+    rules = [r.split(' comment ')[0] for r in fw.group_rules('inet', groups, 'perflab')]
+    assert rules == ['ip saddr { 10.206.1.12, 10.206.1.14 } tcp dport 5201 accept',
+                     'ip saddr { 10.206.1.12, 10.206.1.14 } udp dport 5201 accept',
+                     'ip saddr 10.206.1.13 tcp dport 5202 accept']
+
+
 def test_a_name_nft_cannot_address_is_refused():
     with pytest.raises(ValueError):
         fw.nft_name('bad name')
@@ -292,6 +309,23 @@ def test_only_the_peer_gets_in_and_removal_is_exact(triangle, tmp_path):
     assert triangle.reach('peer') == 'closed'
     assert triangle.nft('list', 'ruleset') == before
     assert triangle.module({'state': 'absent'})['changed'] is False
+
+
+@live
+def test_openings_let_each_peer_reach_only_its_own_ports(triangle):
+    triangle.nft('-f', '-', input=DEFAULT_DROP)
+    before = triangle.nft('list', 'ruleset')
+    # the peer gets 5201 (where the listener is); the other host only 5202
+    openings = [{'peer': '10.206.1.202', 'port': 5201, 'protocol': 'tcp'},
+                {'peer': '10.206.1.206', 'port': 5202, 'protocol': 'tcp'}]
+    first = triangle.module({'openings': openings})
+    assert first['changed'] is True and first['added'] == 2, first
+    assert (triangle.reach('peer'), triangle.reach('other')) == ('open', 'closed')
+    assert triangle.module({'openings': openings})['changed'] is False
+    assert triangle.module({'state': 'absent'})['removed'] == 2
+    assert triangle.nft('list', 'ruleset') == before
+    both = triangle.module({'openings': openings, 'peers': ['10.206.1.202']})
+    assert both['failed'] and 'openings replaces peers and ports' in both['msg']
 
 
 @live

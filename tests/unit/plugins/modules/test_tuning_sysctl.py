@@ -161,3 +161,56 @@ def test_a_namespace_only_skip_leaves_no_snapshot(proc, tmp_path, capsys):
     assert result['summary']['skipped'] == {
         'net.core.busy_read': 'does not exist in this network namespace (only in the initial one)'}
     assert result['changed'] is False and not snap.exists() and result['snapshot_exists'] is False
+
+
+def test_latency_knobs_record_apply_restore_and_skip_with_the_reason(tmp_path, capsys, monkeypatch):
+    """The governor and transparent hugepages are recorded, written, read back and restored; the C-state
+    holder is only judged here (the role installs it); what the host cannot take is skipped with why."""
+    root = tmp_path / 'proc-sys'
+    for key, value in STOCK.items():
+        path = root / key_to_relpath(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(value + '\n')
+    sys_root, dev, run = tmp_path / 'sys', tmp_path / 'dev', tmp_path / 'run'
+    thp = sys_root / 'kernel' / 'mm' / 'transparent_hugepage'
+    thp.mkdir(parents=True)
+    (thp / 'enabled').write_text('always [madvise] never\n')
+    dev.mkdir()
+    (run / 'systemd' / 'system').mkdir(parents=True)
+    monkeypatch.setattr(tuning_sysctl, 'ProcSys',
+                        lambda: ProcSys(root=str(root), sys_root=str(sys_root), dev_root=str(dev), run_root=str(run)))
+    snap = str(tmp_path / 'stock.json')
+    args = {'snapshot': snap, 'settings': {}, 'cpu_governor': 'performance', 'transparent_hugepages': 'never',
+            'cpu_dma_latency': 1}
+    result = run_module(args, capsys)
+    assert result['summary']['applied'] == ['/sys/kernel/mm/transparent_hugepage/enabled']
+    assert result['summary']['skipped'] == {
+        'cpu_governor': 'no CPU frequency scaling here: /sys/devices/system/cpu/cpufreq has no policy (no cpufreq driver, e.g. a VM)',
+        'cpu_dma_latency': '/dev/cpu_dma_latency does not exist on this kernel (no PM QoS)'}
+    assert result['cpu_dma_latency'] == {'hold': False, 'text': '0x00000001',
+                                         'reason': '/dev/cpu_dma_latency does not exist on this kernel (no PM QoS)'}
+    assert result['effective'] == {'/sys/kernel/mm/transparent_hugepage/enabled': 'never'}
+    assert (thp / 'enabled').read_text() == 'never\n'
+
+    policy = sys_root / 'devices' / 'system' / 'cpu' / 'cpufreq' / 'policy0'
+    policy.mkdir(parents=True)
+    (policy / 'scaling_governor').write_text('powersave\n')
+    (dev / 'cpu_dma_latency').write_text('')
+    result = run_module(args, capsys)
+    assert result['summary']['applied'] == ['/sys/devices/system/cpu/cpufreq/policy0/scaling_governor']
+    assert result['summary']['unchanged'] == ['/sys/kernel/mm/transparent_hugepage/enabled']
+    assert result['cpu_dma_latency'] == {'hold': True, 'text': '0x00000001', 'reason': None}
+
+    result = run_module({'snapshot': snap, 'state': 'stock'}, capsys)
+    assert sorted(result['summary']['restored']) == ['/sys/devices/system/cpu/cpufreq/policy0/scaling_governor',
+                                                     '/sys/kernel/mm/transparent_hugepage/enabled']
+    assert (thp / 'enabled').read_text() == 'madvise\n' and (policy / 'scaling_governor').read_text() == 'powersave\n'
+
+
+def test_lab_host_skips_every_machine_knob(proc, tmp_path, capsys):
+    result = run_module({'snapshot': str(tmp_path / 'stock.json'), 'lab_host': True, 'cpu_governor': 'performance',
+                         'transparent_hugepages': 'never', 'cpu_dma_latency': 1}, capsys)
+    reason = 'machine-wide setting: never changed on a network-namespaced host (lab_host is true)'
+    assert result['summary']['skipped'] == {'cpu_governor': reason, 'cpu_dma_latency': reason,
+                                            '/sys/kernel/mm/transparent_hugepage/enabled': reason}
+    assert result['cpu_dma_latency']['hold'] is False
