@@ -8,7 +8,14 @@ ANSIBLE_PLAYBOOK := $(BIN)/ansible-playbook
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-LAB_NAME ?= perflab
+# netns: network-namespace hosts (fast); vm: QEMU VMs with Debian's own kernel (bonds, NetworkManager,
+# firewalld, tuned; minutes under TCG emulation; their throughput is never a result)
+LAB_KIND ?= netns
+LAB_NAME ?= $(if $(filter vm,$(LAB_KIND)),vmlab,perflab)
+LAB_SUITE ?= bookworm
+LAB_VM_LINKS ?= bridge
+# VM labs: the bond the study builds in its tuned configuration (eth1 + eth2, MTU 9000); empty for none
+LAB_VM_BOND ?= $(if $(filter vm,$(LAB_KIND)),balance-alb,)
 LAB_HOSTS ?= 2
 LAB_MGMT_SUBNET ?= 10.213.0.0/24
 LAB_DATA_SUBNET ?= 10.213.1.0/24
@@ -16,17 +23,19 @@ LAB_MTU ?= 1500
 LAB_RATE_MBIT ?= 0
 # default-deny: the lab hosts drop inbound traffic but SSH from the management subnet, so the
 # study passes only because its firewall stage opened the plan's ports (none: unfiltered hosts)
-LAB_FIREWALL ?= default-deny
+LAB_FIREWALL ?= $(if $(filter vm,$(LAB_KIND)),none,default-deny)
 LAB_INVENTORY ?= $(if $(filter perflab,$(LAB_NAME)),inventories/lab/hosts.yml,inventories/lab-$(LAB_NAME)/hosts.yml)
 LAB_VARS = -e lab_name=$(LAB_NAME) -e lab_hosts=$(LAB_HOSTS) -e lab_mgmt_subnet=$(LAB_MGMT_SUBNET) \
 	-e lab_data_subnet=$(LAB_DATA_SUBNET) -e lab_mtu=$(LAB_MTU) -e lab_rate_mbit=$(LAB_RATE_MBIT) \
+	-e lab_kind=$(LAB_KIND) -e lab_debian_suite=$(LAB_SUITE) -e lab_vm_links=$(LAB_VM_LINKS) -e lab_vm_bond=$(LAB_VM_BOND) \
 	-e lab_firewall=$(LAB_FIREWALL)
 MAIN_PLAYBOOK ?= playbooks/stock_vs_tuned.yml
-MAIN_VARS ?= -e perflab_suite=quick
+# VM hosts run the bonding post's suite once (Ansible under TCG costs seconds a task)
+MAIN_VARS ?= $(if $(filter vm,$(LAB_KIND)),-e perflab_suite=jumbo-bond -e perflab_repetitions=1,-e perflab_suite=quick)
 # outside the checkout: inside it, ansible-test would list files through the checkout's git
 SANITY_ROOT := /tmp/perflab-sanity-$(shell echo $(CURDIR) | md5sum | cut -c1-8)/ansible_collections/perflab/network
 
-.PHONY: bootstrap lab lab-up lab-down lab-main test units sanity lint yamllint galaxy-check integration build install clean
+.PHONY: bootstrap lab lab-up lab-down lab-main lab-snapshot lab-revert test test-vm units sanity lint yamllint galaxy-check integration build install clean
 
 bootstrap:
 	@./scripts/bootstrap.sh
@@ -42,6 +51,12 @@ lab-up:
 
 lab-main:
 	$(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) $(MAIN_PLAYBOOK) $(MAIN_VARS)
+
+# VM labs: save the running VMs as SNAPSHOT, go back to it later (seconds instead of a boot)
+SNAPSHOT ?= base
+lab-snapshot lab-revert:
+	$(ANSIBLE_PLAYBOOK) -i inventories/controller.yml playbooks/lab_snapshot.yml $(LAB_VARS) -e lab_snapshot=$(SNAPSHOT) \
+		$(if $(filter lab-revert,$@),-e lab_state=revert)
 
 lab-down:
 	$(ANSIBLE_PLAYBOOK) -i inventories/controller.yml playbooks/lab_down.yml $(LAB_VARS)
@@ -73,7 +88,16 @@ yamllint:
 	$(BIN)/yamllint -s .
 
 integration:
-	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rs
+	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rs -m "not vm_matrix"
+
+# The VM lab matrix: Debian 11, 12 and 13 (VM_SUITES) x ifupdown, NetworkManager, systemd-networkd x
+# bond modes, on VM lab hosts (one image and one boot per suite; about 25 minutes a suite under TCG)
+VM_SUITES ?= bullseye bookworm trixie
+test-vm: bootstrap
+	@start=$$(date +%s); \
+	PERFLAB_VM_SUITES="$(VM_SUITES)" $(BIN)/python -m pytest tests/integration/test_vm_matrix.py -q -p no:cacheprovider -rs \
+		-m vm_matrix --durations=0; rc=$$?; \
+	echo "make test-vm: finished in $$(( $$(date +%s) - start )) s, exit $$rc"; exit $$rc
 
 build:
 	$(BIN)/ansible-galaxy collection build --force --output-path build/

@@ -25,6 +25,7 @@ This file brings a lab up, down and reports its status; the parts, by concern:
   lab_links      data switch, port shaping and offloads
   lab_hosts      one lab host's start and stop (namespace, overlay root, sshd), the SSH key
   lab_util       running commands, LabError, small probes of this machine
+  lab_vm         the other kind of lab host: QEMU VMs with Debian's own kernel (lab_vm_image: their image)
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -39,13 +40,23 @@ from ansible_collections.perflab.network.plugins.module_utils.lab_hosts import a
 from ansible_collections.perflab.network.plugins.module_utils.lab_links import ensure_switch, shape_port
 from ansible_collections.perflab.network.plugins.module_utils.lab_mgmt import ensure_mgmt, remove_mgmt
 from ansible_collections.perflab.network.plugins.module_utils.lab_spec import saved_spec, spec_summary
+from ansible_collections.perflab.network.plugins.module_utils import lab_vm
 from ansible_collections.perflab.network.plugins.module_utils.lab_util import LabError, _rmtree_retry, _write, netns_list, run
+
+
+def _check_same_lab(spec, old):
+    if old and old.get('kind', 'netns') != spec.kind:
+        raise LabError('lab %s is up as a %s lab: bring it down first (or give this one another lab_name)'
+                       % (spec.name, old.get('kind', 'netns')))
 
 
 def up(spec, log=lambda msg: None):
     """Bring the lab to the spec; returns (changed, hosts)."""
-    changed = ensure_base(spec, log)
     old = saved_spec(spec)
+    _check_same_lab(spec, old)
+    if spec.kind == 'vm':
+        return _up_vm(spec, old, log)
+    changed = ensure_base(spec, log)
     if old and (old.get('mgmt_subnet'), old.get('data_subnet'), old.get('host_prefix')) != \
             (spec.mgmt_subnet, spec.data_subnet, spec.host_prefix):
         raise LabError('lab %s is up with other subnets or host names (%s, %s, %s): bring it down first'
@@ -82,10 +93,38 @@ def up(spec, log=lambda msg: None):
     return changed, hosts
 
 
+def _up_vm(spec, old, log):
+    if old and (old.get('data_subnet'), old.get('host_prefix'), old.get('hosts'), old.get('vm_links')) != \
+            (spec.data_subnet, spec.host_prefix, spec.count, spec.vm_links):
+        raise LabError('VM lab %s is up with another data subnet, host names, host count or links (%s, %s, %s, %s): '
+                       'bring it down first' % (spec.name, old.get('data_subnet'), old.get('host_prefix'),
+                                                old.get('hosts'), old.get('vm_links')))
+    os.makedirs(spec.state_dir, exist_ok=True)
+    pubkey = ensure_key(spec)
+    try:
+        changed, hosts, state = lab_vm.up(spec, old, pubkey, log)
+    except BaseException:
+        # nothing of a lab that did not come up stays behind (a VM that did not boot, say)
+        if not old:
+            down(spec)
+        raise
+    summary = spec_summary(spec)
+    summary.update(state)
+    if summary != old:
+        _write(os.path.join(spec.state_dir, 'lab.json'), json.dumps(summary, indent=1, sort_keys=True) + '\n')
+    return changed, hosts
+
+
 def down(spec):
     """Remove everything the lab made; the base cache stays unless purged."""
     changed = False
     old = saved_spec(spec) or {}
+    if old.get('kind') == 'vm' or (not old and spec.kind == 'vm'):
+        changed = lab_vm.down(spec, old)
+        if os.path.isdir(spec.state_dir):
+            _rmtree_retry(spec.state_dir)
+            changed = True
+        return changed
     count = max(old.get('hosts', 0), spec.count)
     prefix = old.get('host_prefix', spec.host_prefix)
     spec.host_prefix = prefix
@@ -108,6 +147,8 @@ def down(spec):
 
 
 def status(spec):
+    if spec.kind == 'vm':
+        return lab_vm.status(spec, saved_spec(spec))
     hosts = []
     for i in range(1, spec.count + 1):
         h = spec.host(i)

@@ -24,6 +24,10 @@ BASE_PACKAGES = [
     'openssh-server', 'python3', 'python3-apt', 'iproute2', 'procps', 'ethtool',
     'iputils-ping', 'ca-certificates', 'sudo', 'nftables', 'kmod', 'gnupg',
 ]
+KINDS = ('netns', 'vm')
+VM_SUITES = ('bullseye', 'bookworm', 'trixie')
+VM_LINKS = ('bridge', 'p2p')
+VM_MAX_HOSTS = 8
 FORWARD_ORIG = os.path.join(STATE_ROOT, '.ip_forward.orig')
 
 
@@ -33,7 +37,8 @@ class LabSpec(object):
     def __init__(self, name='perflab', hosts=2, host_prefix='lab', mgmt_subnet='10.213.0.0/24',
                  data_subnet='10.213.1.0/24', mtu=1500, offloads=False, rate_mbit=0, shaper='tbf',
                  suite='bookworm', mirror=None, extra_packages=None, state_root=STATE_ROOT,
-                 cache_root=CACHE_ROOT, firewall='none'):
+                 cache_root=CACHE_ROOT, firewall='none', kind='netns', vm_links='bridge', vm_memory_mb=512,
+                 vm_boot_timeout=300, vm_accel='auto'):
         self.name = name
         self.count = hosts
         self.host_prefix = host_prefix
@@ -51,6 +56,12 @@ class LabSpec(object):
         self.extra_packages = list(extra_packages or [])
         self.state_dir = os.path.join(state_root, name)
         self.cache_root = cache_root
+        # netns: network namespaces on this kernel (lab_hosts); vm: QEMU VMs with Debian's kernel (lab_vm)
+        self.kind = kind
+        self.vm_links = vm_links
+        self.vm_memory_mb = vm_memory_mb
+        self.vm_boot_timeout = vm_boot_timeout
+        self.vm_accel = vm_accel
 
     # names -----------------------------------------------------------
     @property
@@ -116,6 +127,10 @@ def spec_problems(spec):
         errors.append('hosts must be between %d and %d, got %s' % (MIN_HOSTS, MAX_HOSTS, spec.count))
     if not (68 <= spec.mtu <= 9000):
         errors.append('mtu must be between 68 and 9000, got %s' % spec.mtu)
+    if spec.kind not in KINDS:
+        errors.append('kind must be one of %s, got %r' % (', '.join(KINDS), spec.kind))
+    if spec.kind == 'vm':
+        errors.extend(vm_spec_problems(spec))
     if spec.rate_mbit < 0 or spec.rate_mbit > 100000:
         errors.append('rate_mbit must be between 0 (unshaped) and 100000, got %s' % spec.rate_mbit)
     nets = {}
@@ -138,6 +153,31 @@ def spec_problems(spec):
     return errors, nets
 
 
+def vm_spec_problems(spec):
+    errors = []
+    if spec.suite not in VM_SUITES:
+        errors.append('VM lab hosts boot bullseye, bookworm or trixie, got debian_suite %r' % spec.suite)
+    if spec.vm_links not in VM_LINKS:
+        errors.append('vm_links must be bridge or p2p, got %r' % spec.vm_links)
+    elif spec.vm_links == 'p2p' and spec.count != 2:
+        errors.append('vm_links p2p joins exactly two VMs (eth1 to eth1, eth2 to eth2), got hosts %d' % spec.count)
+    if not 1 <= spec.count <= VM_MAX_HOSTS:
+        errors.append('a VM lab has 1 to %d hosts (each VM takes about 350 MB and one emulated CPU), got %d'
+                      % (VM_MAX_HOSTS, spec.count))
+    if not 256 <= spec.vm_memory_mb <= 8192:
+        errors.append('vm_memory_mb must be between 256 and 8192, got %d' % spec.vm_memory_mb)
+    if not 30 <= spec.vm_boot_timeout <= 3600:
+        errors.append('vm_boot_timeout must be between 30 and 3600 seconds, got %d' % spec.vm_boot_timeout)
+    if spec.vm_accel not in ('auto', 'kvm', 'tcg'):
+        errors.append('vm_accel must be auto, kvm or tcg, got %r' % spec.vm_accel)
+    if spec.rate_mbit:
+        errors.append('rate_mbit shapes the namespace lab\'s switch ports; a VM lab is not shaped (give 0)')
+    if spec.firewall != 'none':
+        errors.append('firewall %s is loaded into namespace hosts; VM hosts boot unfiltered and a test starts '
+                      'firewalld or nftables in them itself (give firewall none)' % spec.firewall)
+    return errors
+
+
 def saved_spec(spec):
     try:
         with open(os.path.join(spec.state_dir, 'lab.json')) as f:
@@ -150,4 +190,5 @@ def spec_summary(spec):
     return {'name': spec.name, 'hosts': spec.count, 'host_prefix': spec.host_prefix,
             'mgmt_subnet': spec.mgmt_subnet, 'data_subnet': spec.data_subnet, 'mtu': spec.mtu,
             'offloads': spec.offloads, 'rate_mbit': spec.rate_mbit, 'shaper': spec.shaper,
-            'firewall': spec.firewall, 'base': spec.base_dir}
+            'firewall': spec.firewall, 'base': spec.base_dir, 'kind': spec.kind, 'suite': spec.suite,
+            'vm_links': spec.vm_links if spec.kind == 'vm' else None}

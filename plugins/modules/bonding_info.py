@@ -177,9 +177,11 @@ class Finder(host_network.HostProbe):
         return found
 
     def management_of(self, links):
+        # both rules, always: behind a port forward or NAT (a VM lab's 127.0.0.1:PORT) the inventory's
+        # address is not on the host, or is its loopback, while $SSH_CONNECTION names the real NIC
         found = self.management(
             links, ansible_host=self.module.params['management_address'],
-            ssh_connection='' if self.module.params['management_address'] else os.environ.get('SSH_CONNECTION', ''),
+            ssh_connection=os.environ.get('SSH_CONNECTION', ''),
             use_default_route=False)
         return found['address'], found['interface']
 

@@ -119,9 +119,10 @@ class Lab:
     def ssh_argv(self, host):
         hv = self.hostvars()[host]
         key = '/var/lib/perflab/%s/ssh/id_ed25519' % self.name
+        port = ['-p', str(hv['ansible_port'])] if 'ansible_port' in hv else []  # VM hosts: QEMU's forwarded port
         return ['ssh', '-i', key, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null',
-                '-o', 'LogLevel=ERROR', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5',
-                'root@%s' % hv['ansible_host']]
+                '-o', 'LogLevel=ERROR', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=%d' % (20 if port else 5)] + \
+            port + ['root@%s' % hv['ansible_host']]
 
     def ssh(self, host, argv, timeout=120, check=False):
         """Run argv on a lab host over real SSH (argv is quoted for the remote shell)."""

@@ -201,3 +201,14 @@ def test_probe_only_runs_what_is_asked(tmp_path):
     evidence = probe.stack_evidence(list(hn.STACK_ORDER), ['hc0'])
     assert hn.choose_stack(evidence)[0] == 'netplan'
     assert hn.choose_interface_stack(evidence, ['hc0'], ['networkmanager', 'networkd', 'ifcfg'])[0] == 'networkmanager'
+
+
+def test_behind_a_port_forward_the_ssh_connection_names_the_management_nic():
+    """A VM lab host is reached at 127.0.0.1:PORT (QEMU's forward): the inventory's address is the
+    host's loopback, and only $SSH_CONNECTION's server address names the NIC that carries SSH."""
+    links = [{'ifname': 'lo', 'addr_info': [{'family': 'inet', 'local': '127.0.0.1', 'prefixlen': 8}]},
+             {'ifname': 'eth0', 'addr_info': [{'family': 'inet', 'local': '10.0.2.15', 'prefixlen': 24}]},
+             {'ifname': 'eth1', 'addr_info': [{'family': 'inet', 'local': '10.224.1.11', 'prefixlen': 24}]}]
+    found = hn.management(links, ansible_host='127.0.0.1', ssh_connection='10.0.2.2 40022 10.0.2.15 22')
+    assert (found['interface'], found['rule']) == ('eth0', 'ssh_connection')
+    assert 'eth1' not in found['interfaces']

@@ -92,7 +92,7 @@ def test_bad_suites_are_refused_with_the_field_named(suite, kwargs, message):
 
 
 def test_unknown_suite_lists_the_known_ones():
-    with pytest.raises(s.PlanError, match=r"unknown suite 'nope'; known suites: osv-netperf, osv-netperf-udp, parallel-netperf, phoronix-network, quick"):
+    with pytest.raises(s.PlanError, match=r"unknown suite 'nope'; known suites: jumbo-bond, osv-netperf, osv-netperf-udp, parallel-netperf, phoronix-network, quick"):
         s.find_suite('nope', [SUITES])
 
 
@@ -106,7 +106,7 @@ def test_bad_suite_names_say_what_a_suite_may_be(name, start):
         s.find_suite(name, [SUITES])
     message = str(err.value)
     assert message.startswith(start)
-    assert message.endswith('the suite must be a suite name (osv-netperf, osv-netperf-udp, parallel-netperf, phoronix-network, quick; '
+    assert message.endswith('the suite must be a suite name (jumbo-bond, osv-netperf, osv-netperf-udp, parallel-netperf, phoronix-network, quick; '
                             '1 to 64 letters, digits, _ . -, starting with a letter or a digit) or the path of a suite file (.yml)')
 
 

@@ -1,0 +1,187 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The roles on VM lab hosts: two QEMU VMs booting Debian's own kernel, reached over
+real SSH, where bonds, firewalld, tuned, machine-wide sysctls and a management link
+that can really be cut all exist.
+
+One pair is booted for the module (1 to 2 minutes under TCG), saved as the snapshot
+``base`` and restored before each case (about 10 s), so every case starts from the
+stock system. Throughput between TCG guests is the emulating CPU's: these tests check
+behaviour (the bond carries the test, the openings let exactly the peer in, the
+management guard refuses), never figures.
+
+The full OS x stack x mode matrix, firewalld's openings and the rollback of a management change
+that cuts SSH are ``make test-vm`` (test_vm_matrix.py), not this file.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from conftest import run_playbook
+
+pytestmark = pytest.mark.lab
+NAME, MGMT, DATA = 'vt', '10.224.0.0/24', '10.224.1.0/24'
+SUITE = 'bookworm'
+
+ROLE_PLAY = '''
+- name: One role on the targets
+  hosts: "{{ target }}"
+  gather_facts: false
+  tasks:
+    - name: The role
+      ansible.builtin.include_role:
+        name: "perflab.network.{{ role }}"
+'''
+
+IPERF3_PLAY = '''
+- name: One iperf3 test from the client to the server's data address
+  hosts: "{{ client }}"
+  gather_facts: false
+  tasks:
+    - name: Run it
+      perflab.network.iperf3:
+        server: "{{ server }}"
+        duration: "{{ duration | default(3) }}"
+        test: tcp_stream
+        nic_interface: "{{ nic | default(omit) }}"
+      register: result
+
+    - name: Keep the record
+      ansible.builtin.copy:
+        content: "{{ result.perflab_result | to_json }}"
+        dest: "{{ record_file }}"
+        mode: "0644"
+      delegate_to: localhost
+'''
+
+
+def sh(lab, host, script, *args, check=True, timeout=180):
+    return lab.ssh(host, ['sh', '-c', script, 'sh'] + list(args), check=check, timeout=timeout).stdout
+
+
+def ssh_works(lab, host, timeout=30):
+    return lab.ssh(host, ['true'], timeout=timeout).returncode == 0
+
+
+def data(lab, host):
+    return lab.hostvars()[host]['perflab_data_address']
+
+
+@pytest.fixture(scope='module')
+def plays(tmp_path_factory):
+    base = tmp_path_factory.mktemp('vmplays')
+    (base / 'role.yml').write_text(ROLE_PLAY)
+    (base / 'iperf3.yml').write_text(IPERF3_PLAY)
+    return base
+
+
+def snapshot(lab, state):
+    res = run_playbook('playbooks/lab_snapshot.yml', extra_vars=dict(lab.extra_vars, lab_state=state,
+                                                                      lab_snapshot='base'))
+    assert res.rc == 0, res.stdout[-3000:]
+
+
+@pytest.fixture(scope='module')
+def vm(lab_factory):
+    started = time.time()
+    lab = lab_factory(NAME, hosts=2, mgmt=MGMT, data=DATA, kind='vm', debian_suite=SUITE)
+    snapshot(lab, 'snapshot')
+    print('VM lab up and saved in %d s' % (time.time() - started))
+    return lab
+
+
+@pytest.fixture
+def stock(vm):
+    """Every case starts from the booted, stock pair."""
+    snapshot(vm, 'revert')
+    return vm
+
+
+def role(lab, plays, role_name, target, check=False, **variables):
+    return run_playbook(str(plays / 'role.yml'), lab.inventory, dict(target=target, role=role_name, **variables),
+                        check=check)
+
+
+def iperf3(lab, plays, tmp_path, client='lab2', server_host='lab1', duration=3, nic=None):
+    address = data(lab, server_host)
+    sh(lab, server_host, 'iperf3 -s -1 -D -B "$1"', address)
+    out = tmp_path / 'record.json'
+    extra = dict(client=client, server=address, duration=duration, record_file=str(out))
+    if nic:
+        extra['nic'] = nic
+    res = run_playbook(str(plays / 'iperf3.yml'), lab.inventory, extra)
+    assert res.rc == 0, res.stdout[-4000:]
+    records = json.loads(out.read_text())  # the module's records: one for this test
+    assert len(records) == 1, records
+    return records[0]
+
+
+def test_vm_hosts_are_machines_of_their_own(stock):
+    """Debian's kernel under QEMU, systemd as pid 1, machine-wide sysctls writable, a data link."""
+    lab = stock
+    assert sh(lab, 'lab1', 'systemd-detect-virt').strip() == 'qemu'
+    assert sh(lab, 'lab1', 'cat /proc/1/comm').strip() == 'systemd'
+    assert sh(lab, 'lab1', 'sysctl -w net.core.netdev_max_backlog=5000 >/dev/null && sysctl -n net.core.netdev_max_backlog') \
+        .strip() == '5000'
+    assert sh(lab, 'lab2', 'ping -c 1 -W 5 "$1" >/dev/null && echo ok', data(lab, 'lab1')).strip() == 'ok'
+    assert lab.hostvars()['lab1']['perflab_data_interfaces'] == ['eth1', 'eth2']
+
+
+def test_bond_balance_alb_with_mtu_9000_carries_iperf3_and_goes_back_to_stock(stock, plays, tmp_path):
+    lab = stock
+    stock_eth1 = sh(lab, 'lab1', 'ip -j addr show dev eth1')
+    bond = dict(bonding_stack='ifupdown', bonding_members=['eth1', 'eth2'], bonding_mode='balance-alb',
+                bonding_mtu=9000, bonding_address='{{ perflab_data_address }}/{{ perflab_data_prefix }}')
+    res = role(lab, plays, 'bonding', 'lab1:lab2', **bond)
+    assert res.rc == 0, res.stdout[-5000:]
+    for host in ('lab1', 'lab2'):
+        assert sh(lab, host, 'cat /sys/class/net/bond0/bonding/mode').split()[0] == 'balance-alb'
+        assert sh(lab, host, 'cat /sys/class/net/bond0/mtu /sys/class/net/eth1/mtu /sys/class/net/eth2/mtu').split() == \
+            ['9000'] * 3
+        assert sorted(sh(lab, host, 'cat /sys/class/net/bond0/bonding/slaves').split()) == ['eth1', 'eth2']
+    # jumbo frames cross the bond unfragmented
+    assert sh(lab, 'lab2', 'ping -M do -s 8972 -c 2 -W 5 "$1" >/dev/null && echo ok', data(lab, 'lab1')).strip() == 'ok'
+    record = iperf3(lab, plays, tmp_path, nic='bond0')
+    assert record['status'] == 'ok', record
+    assert record['metrics']['throughput_mbps']['value'] > 0
+    assert (record['client']['interface'], record['client']['mtu']) == ('bond0', 9000)
+    # the jumbo frames took: TCP's MSS through MTU 9000 (9000 - 20 - 20 - 12 of timestamps)
+    assert record['metrics']['mss_bytes']['value'] == 8948, record['metrics']
+    again = role(lab, plays, 'bonding', 'lab1:lab2', **bond)
+    assert again.rc == 0 and again.stats['lab1']['changed'] == 0, again.stdout[-3000:]
+    gone = role(lab, plays, 'bonding', 'lab1:lab2', bonding_stack='ifupdown', bonding_state='absent')
+    assert gone.rc == 0, gone.stdout[-4000:]
+    for host in ('lab1', 'lab2'):
+        assert sh(lab, host, 'test -e /sys/class/net/bond0 && echo bond || echo none').strip() == 'none'
+        assert sh(lab, host, 'ls /etc/network/interfaces.d').strip() == ''
+        assert sh(lab, host, 'cat /sys/class/net/eth1/mtu').strip() == '1500'
+    assert sh(lab, 'lab1', 'ip -j addr show dev eth1') == stock_eth1
+    assert sh(lab, 'lab2', 'ping -c 1 -W 5 "$1" >/dev/null && echo ok', data(lab, 'lab1')).strip() == 'ok'
+
+
+def test_machine_wide_sysctls_are_applied_and_reverted(stock, plays):
+    lab = stock
+    keys = ['net.core.rmem_max', 'net.core.wmem_max', 'net.core.netdev_max_backlog', 'net.core.default_qdisc']
+    before = sh(lab, 'lab1', 'sysctl -n "$@"', *keys).split()
+    res = role(lab, plays, 'tuning', 'lab1', tuning_state='present', tuning_profile='throughput')
+    assert res.rc == 0, res.stdout[-4000:]
+    # the throughput profile's values, none left out as a namespace must
+    assert sh(lab, 'lab1', 'sysctl -n "$@"', *keys).split() == ['134217728', '134217728', '250000', 'fq']
+    assert before != ['134217728', '134217728', '250000', 'fq']
+    res = role(lab, plays, 'tuning', 'lab1', tuning_state='absent')
+    assert res.rc == 0, res.stdout[-4000:]
+    assert sh(lab, 'lab1', 'sysctl -n "$@"', *keys).split() == before
+
+
+def test_management_change_refused_without_opt_in(stock, plays):
+    """A bond over the management NIC (eth0) without bonding_allow_management_change: refused in the
+    preflight, nothing written. (With the opt-in, the rollback of a change that cuts SSH is in
+    test_vm_matrix.py.)"""
+    lab = stock
+    refused = role(lab, plays, 'bonding', 'lab1', bonding_stack='ifupdown', bonding_members=['eth0'],
+                   bonding_check_member_configs=False)
+    assert refused.rc != 0 and 'management' in refused.stdout, refused.stdout[-3000:]
+    assert sh(lab, 'lab1', 'ls /etc/network/interfaces.d; test -e /sys/class/net/bond0 && echo bond; true').strip() == ''
+    assert ssh_works(lab, 'lab1')

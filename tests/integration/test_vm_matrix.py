@@ -1,0 +1,182 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The configuration roles on VM lab hosts of each Debian release: ``make test-vm``.
+
+For each suite of PERFLAB_VM_SUITES (bullseye, bookworm, trixie) one pair of VMs with
+point-to-point data links is booted, saved, and restored before each case:
+
+  ifupdown          balance-alb, MTU 9000
+  NetworkManager    802.3ad (LACP over the point-to-point links), layer3+4, MTU 9000
+  systemd-networkd  active-backup; the active member's link is cut while iperf3 runs: the test
+                    goes on over the other member, and the failover shows in the bond's counters
+
+Each case: the bond as the role builds it (mode, members, MTU on bond and members), jumbo frames
+across it, an iperf3 test through it, a second run that changes nothing, and the removal back to
+the stock addresses. Also firewalld's openings (scoped to the peer, a third address refused,
+removed after) and the management guard with the opt-in: a bond over eth0 that cuts SSH, rolled
+back by the host's own timer. Not in ``make test`` (about 25 minutes a suite under TCG): its one-suite
+subset is tests/integration/test_vm_lab.py.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import run_playbook
+from test_vm_lab import data, iperf3, role, sh, snapshot, ssh_works
+
+pytestmark = [pytest.mark.lab, pytest.mark.vm_matrix]
+SUITES = os.environ.get('PERFLAB_VM_SUITES', 'bullseye bookworm trixie').split()
+NUMBER = {'bullseye': 11, 'bookworm': 12, 'trixie': 13}
+
+CASES = {
+    'ifupdown-balance-alb': dict(bonding_stack='ifupdown', bonding_mode='balance-alb', bonding_mtu=9000),
+    'networkmanager-802.3ad': dict(bonding_stack='networkmanager', bonding_mode='802.3ad', bonding_mtu=9000,
+                                   bonding_xmit_hash_policy='layer3+4'),
+    'networkd-active-backup': dict(bonding_stack='networkd', bonding_mode='active-backup'),
+}
+# the daemon each stack needs (installed in the image, disabled at boot)
+DAEMON = {'networkmanager': 'NetworkManager', 'networkd': 'systemd-networkd'}
+
+
+@pytest.fixture(scope='module', params=SUITES)
+def suite_lab(request, lab_factory):
+    suite = request.param
+    n = NUMBER[suite]
+    lab = lab_factory('vmx%d' % n, hosts=2, mgmt='10.225.%d.0/24' % (2 * n), data='10.225.%d.0/24' % (2 * n + 1),
+                      kind='vm', debian_suite=suite, vm_links='p2p')
+    snapshot(lab, 'snapshot')
+    return lab
+
+
+@pytest.fixture(scope='module')
+def plays(tmp_path_factory):
+    from test_vm_lab import IPERF3_PLAY, ROLE_PLAY
+    base = tmp_path_factory.mktemp('vmxplays')
+    (base / 'role.yml').write_text(ROLE_PLAY)
+    (base / 'iperf3.yml').write_text(IPERF3_PLAY)
+    return base
+
+
+def monitor(lab, host, command):
+    """An HMP command on the VM's monitor (set_link cuts a data link as a pulled cable does)."""
+    import socket
+    path = '/var/lib/perflab/%s/vms/%s/monitor.sock' % (lab.name, host)
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    s.settimeout(30)
+    s.recv(4096)
+    s.sendall(command.encode() + b'\n')
+    time.sleep(1)
+    s.close()
+
+
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_bond_on_each_stack(suite_lab, plays, tmp_path, case):
+    lab = suite_lab
+    snapshot(lab, 'revert')
+    bond = dict(CASES[case], bonding_members=['eth1', 'eth2'],
+                bonding_address='{{ perflab_data_address }}/{{ perflab_data_prefix }}')
+    stack = bond['bonding_stack']
+    stock = {h: sh(lab, h, 'ip -j addr show dev eth1') for h in ('lab1', 'lab2')}
+    for host in ('lab1', 'lab2'):
+        if stack in DAEMON:
+            sh(lab, host, 'systemctl start "$1"', DAEMON[stack])
+        if bond['bonding_mode'] == '802.3ad':
+            # virtio reports no speed, and LACP aggregates only links of a known, equal speed
+            sh(lab, host, 'ethtool -s eth1 speed 10000 duplex full; ethtool -s eth2 speed 10000 duplex full')
+    res = role(lab, plays, 'bonding', 'lab1:lab2', **bond)
+    assert res.rc == 0, res.stdout[-5000:]
+    mtu = str(bond.get('bonding_mtu') or 1500)
+    for host in ('lab1', 'lab2'):
+        assert sh(lab, host, 'cat /sys/class/net/bond0/bonding/mode').split()[0] == bond['bonding_mode']
+        assert sh(lab, host, 'cat /sys/class/net/bond0/mtu /sys/class/net/eth1/mtu /sys/class/net/eth2/mtu').split() == \
+            [mtu] * 3
+    if bond['bonding_mode'] == '802.3ad':
+        agg = sh(lab, 'lab1', 'cat /proc/net/bonding/bond0')
+        assert agg.count('Aggregator ID: ') >= 3 and 'Number of ports: 2' in agg, agg
+    ping_size = int(mtu) - 28
+    assert sh(lab, 'lab2', 'ping -M do -s "$1" -c 2 -W 5 "$2" >/dev/null && echo ok', str(ping_size),
+              data(lab, 'lab1')).strip() == 'ok'
+    if bond['bonding_mode'] == 'active-backup':
+        active = sh(lab, 'lab2', 'cat /sys/class/net/bond0/bonding/active_slave').strip()
+        sh(lab, 'lab1', 'iperf3 -s -1 -D -B "$1"', data(lab, 'lab1'))
+        # cut lab2's active member while a 12 s test runs
+        nic = {'eth1': 'data1', 'eth2': 'data2'}[active]
+        import threading
+        cut = threading.Timer(25, monitor, (lab, 'lab2', 'set_link %s off' % nic))
+        cut.start()
+        try:
+            out = tmp_path / 'record.json'
+            res = run_playbook(str(plays / 'iperf3.yml'), lab.inventory, dict(
+                client='lab2', server=data(lab, 'lab1'), duration=12, record_file=str(out), nic='bond0'))
+        finally:
+            cut.join()
+        assert res.rc == 0, res.stdout[-4000:]
+        after = sh(lab, 'lab2', 'cat /sys/class/net/bond0/bonding/active_slave').strip()
+        assert after != active, 'no failover: %s still active' % active
+        monitor(lab, 'lab2', 'set_link %s on' % nic)
+    else:
+        record = iperf3(lab, plays, tmp_path, nic='bond0')
+        assert record['status'] == 'ok' and record['metrics']['throughput_mbps'] > 0, record
+    again = role(lab, plays, 'bonding', 'lab1:lab2', **bond)
+    assert again.rc == 0 and again.stats['lab1']['changed'] == 0, again.stdout[-3000:]
+    gone = role(lab, plays, 'bonding', 'lab1:lab2', bonding_stack=stack, bonding_state='absent')
+    assert gone.rc == 0, gone.stdout[-4000:]
+    for host in ('lab1', 'lab2'):
+        assert sh(lab, host, 'test -e /sys/class/net/bond0 && echo bond || echo none').strip() == 'none'
+        assert sh(lab, host, 'ip -j addr show dev eth1') == stock[host]
+
+
+def test_firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them(suite_lab, plays, tmp_path):
+    lab = suite_lab
+    snapshot(lab, 'revert')
+    sh(lab, 'lab1', 'systemctl start firewalld && firewall-cmd --state')
+    third = '10.224.1.99'
+    sh(lab, 'lab2', 'ip addr add "$1/24" dev eth1', third)
+    probe = ('import socket,sys\ns=socket.socket();s.settimeout(3);s.bind((sys.argv[1],0))\n'
+             'try:\n s.connect((sys.argv[2],5201));print("open")\nexcept OSError:\n print("closed")\n')
+    sh(lab, 'lab1', 'iperf3 -s -D -B "$1"', data(lab, 'lab1'))
+    try:
+        reach = lambda src: sh(lab, 'lab2', 'python3 -c "$1" "$2" "$3"', probe, src, data(lab, 'lab1')).strip()  # noqa: E731
+        assert (reach(data(lab, 'lab2')), reach(third)) == ('closed', 'closed')
+        res = role(lab, plays, 'firewall', 'lab1', firewall_peer_addresses=[data(lab, 'lab2')],
+                   firewall_tools=['iperf3'])
+        assert res.rc == 0, res.stdout[-4000:]
+        assert ssh_works(lab, 'lab1')
+        assert (reach(data(lab, 'lab2')), reach(third)) == ('open', 'closed')
+        sh(lab, 'lab1', 'pkill -x iperf3; true')
+        record = iperf3(lab, plays, tmp_path)
+        assert record['status'] == 'ok', record
+        sh(lab, 'lab1', 'iperf3 -s -D -B "$1"', data(lab, 'lab1'))
+        gone = role(lab, plays, 'firewall', 'lab1', firewall_state='absent')
+        assert gone.rc == 0, gone.stdout[-4000:]
+        assert reach(data(lab, 'lab2')) == 'closed'
+        assert 'perflab' not in sh(lab, 'lab1', 'firewall-cmd --list-all; firewall-cmd --permanent --list-all')
+    finally:
+        sh(lab, 'lab1', 'pkill -x iperf3; true', check=False)
+
+
+def test_management_change_with_opt_in_that_cuts_ssh_is_rolled_back(suite_lab, plays):
+    lab = suite_lab
+    snapshot(lab, 'revert')
+    refused = role(lab, plays, 'bonding', 'lab1', bonding_stack='ifupdown', bonding_members=['eth0'],
+                   bonding_check_member_configs=False)
+    assert refused.rc != 0 and 'management' in refused.stdout
+    assert sh(lab, 'lab1', 'ls /etc/network/interfaces.d; test -e /sys/class/net/bond0 && echo bond; true').strip() == ''
+    # opted in, and a bond that takes eth0's address away: SSH is cut until the host's own timer rolls back
+    started = time.time()
+    cut = role(lab, plays, 'bonding', 'lab1', bonding_stack='ifupdown', bonding_members=['eth0'],
+               bonding_check_member_configs=False, bonding_allow_management_change=True,
+               bonding_rollback_timeout=60)
+    assert cut.rc != 0
+    deadline = time.time() + 180
+    while time.time() < deadline and not ssh_works(lab, 'lab1', timeout=15):
+        time.sleep(5)
+    assert ssh_works(lab, 'lab1'), 'SSH did not come back after the rollback'
+    print('SSH back %d s after the breaking change started' % (time.time() - started))
+    assert sh(lab, 'lab1', 'ls /etc/network/interfaces.d; test -e /sys/class/net/bond0 && echo bond; true').strip() == ''
+    assert subprocess.run(lab.ssh_argv('lab1') + ['ip', '-4', 'addr', 'show', 'dev', 'eth0'], capture_output=True,
+                          text=True, check=False).stdout.count('10.0.2.15') == 1
