@@ -159,9 +159,10 @@ def vm_preflight(spec):
                       % (spec.count, spec.vm_memory_mb, need, avail))
     if not saved_spec(spec):
         # links of that name without a lab of that name: another lab, or a lab's leftovers
-        taken = [d for d in [lab_vm.bridge_name(spec)] + [t for i in range(1, spec.count + 1)
-                                                           for t in lab_vm.tap_names(spec, spec.host(i))]
-                 if link_exists(d)]
+        names = [lab_vm.bridge_name(spec)]
+        for i in range(1, spec.count + 1):
+            names.extend(lab_vm.tap_names(spec, spec.host(i)))
+        taken = [d for d in names if link_exists(d)]
         if taken:
             errors.append('interfaces %s exist already but no lab %s is up: another lab uses these names '
                           '(give another lab_name) or a lab was left behind (make lab-down LAB_NAME=%s LAB_KIND=vm)'

@@ -248,8 +248,8 @@ def start_vm(spec, h, image, pubkey, accel, log, loadvm=None):
         pass
     proc = run(qemu_argv(spec, h, image, pubkey, accel, loadvm), check=False, timeout=120)
     if proc.returncode != 0:
-        raise LabError('QEMU did not start VM %s (exit %d): %s' % (h['name'], proc.returncode,
-                                                                  (proc.stderr or proc.stdout).strip()[-1500:]))
+        detail = (proc.stderr or proc.stdout).strip()[-1500:]
+        raise LabError('QEMU did not start VM %s (exit %d): %s' % (h['name'], proc.returncode, detail))
     log('VM %s started (%s), waiting for SSH on 127.0.0.1:%d' % (h['name'], accel.upper(), h['ssh_port']))
 
 

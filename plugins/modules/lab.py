@@ -24,7 +24,7 @@ description:
     or state directory behind (the Debian base stays cached under C(/var/cache/perflab)).
   - With O(kind=vm) the lab hosts are QEMU virtual machines booting Debian's own kernel and a full systemd
     userland (NetworkManager, firewalld and tuned installed, disabled at boot), for what a namespace cannot
-    show: bonds, machine-wide sysctls, the tuned daemon, a management link that can really be cut. The disk
+    show - bonds, machine-wide sysctls, the tuned daemon, a management link that can really be cut. The disk
     image is built once per suite and package list with C(debootstrap) and C(mke2fs -d) (no loop mount) and
     cached under C(/var/cache/perflab); each VM gets a qcow2 overlay. Management is QEMU user networking
     forwarded to a port on 127.0.0.1; each VM has two data links (C(eth1), C(eth2)) on a bridge, or
@@ -50,9 +50,9 @@ options:
     description:
       - C(present) builds or repairs the lab, C(absent) removes it, C(status) reports it.
       - C(snapshot) and C(revert) save and restore a snapshot of every VM of a VM lab.
-    type: str
       - C(image) only builds the VM image (the first time for a suite and package list takes minutes), so that
         a play can say so before it waits.
+    type: str
     choices: [present, absent, status, snapshot, revert, image]
     default: present
   kind:

@@ -78,8 +78,8 @@ def plays(tmp_path_factory):
 
 
 def snapshot(lab, state):
-    res = run_playbook('playbooks/lab_snapshot.yml', extra_vars=dict(lab.extra_vars, lab_state=state,
-                                                                      lab_snapshot='base'))
+    res = run_playbook('playbooks/lab_snapshot.yml',
+                       extra_vars=dict(lab.extra_vars, lab_state=state, lab_snapshot='base'))
     assert res.rc == 0, res.stdout[-3000:]
 
 

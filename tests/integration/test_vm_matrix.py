@@ -140,7 +140,9 @@ def test_firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them(suite_l
              'try:\n s.connect((sys.argv[2],5201));print("open")\nexcept OSError:\n print("closed")\n')
     sh(lab, 'lab1', 'iperf3 -s -D -B "$1"', data(lab, 'lab1'))
     try:
-        reach = lambda src: sh(lab, 'lab2', 'python3 -c "$1" "$2" "$3"', probe, src, data(lab, 'lab1')).strip()  # noqa: E731
+        def reach(src):
+            return sh(lab, 'lab2', 'python3 -c "$1" "$2" "$3"', probe, src, data(lab, 'lab1')).strip()
+
         assert (reach(data(lab, 'lab2')), reach(third)) == ('closed', 'closed')
         res = role(lab, plays, 'firewall', 'lab1', firewall_peer_addresses=[data(lab, 'lab2')],
                    firewall_tools=['iperf3'])
