@@ -13,7 +13,7 @@ import os
 import shutil
 
 from ansible.module_utils.six.moves.urllib import error as urllib_error
-from ansible.module_utils.six.moves.urllib import request as urllib_request
+from ansible.module_utils.urls import open_url
 
 from ansible_collections.perflab.network.plugins.module_utils.lab_base import debian_mirror
 from ansible_collections.perflab.network.plugins.module_utils.lab_spec import saved_spec, spec_problems
@@ -112,8 +112,7 @@ def suite_problem(mirror, suite, timeout=20):
     """The archive must have the suite (its Release file), before minutes of debootstrap."""
     url = '%s/dists/%s/Release' % (mirror.rstrip('/'), suite)
     try:
-        req = urllib_request.Request(url, method='HEAD')
-        urllib_request.urlopen(req, timeout=timeout).close()
+        open_url(url, method='HEAD', timeout=timeout).close()
     except urllib_error.HTTPError as exc:
         return 'the Debian archive %s has no suite %s (HTTP %d for dists/%s/Release)' % (mirror, suite, exc.code, suite)
     except (urllib_error.URLError, OSError) as exc:
