@@ -258,11 +258,20 @@ def run_a(lab, tmp_path_factory):
     ])
     data = {'tmp': tmp}
     try:
-        for command in ('add table inet %s' % NFT_TABLE,
-                        'add chain inet %s input { type filter hook input priority -10 ; policy accept ; }' % NFT_TABLE,
-                        'add rule inet %s input iifname "data0" tcp dport %d drop' % (NFT_TABLE, PORTS['iperf3'])):
-            res = lab.ssh('lab1', ['nft', command], timeout=60)
-            assert res.returncode == 0, (command, res.stderr)
+        # dropped once iperf3's server listens: after the benchmark preflight, whose TCP connection to
+        # every planned port would refuse the whole run before any server starts (a firewall that
+        # changes mid-run is the fault here)
+        detach(lab, 'lab1', 'drop-iperf3', '''
+for i in $(seq 1 6000); do
+  if [ -n "$(ss -Hltn '( sport = :%d )')" ]; then
+    nft add table inet %s
+    nft 'add chain inet %s input { type filter hook input priority -10 ; policy accept ; }'
+    nft add rule inet %s input iifname data0 tcp dport %d drop
+    echo "dropped %d"; exit 0
+  fi
+  sleep 0.1
+done
+echo "no iperf3 server seen"''' % (PORTS['iperf3'], NFT_TABLE, NFT_TABLE, NFT_TABLE, PORTS['iperf3'], PORTS['iperf3']))
         # netperf's data connection (control port + 1) is up only while a test runs
         detach(lab, 'lab1', 'kill-netserver', '''
 for i in $(seq 1 6000); do
@@ -273,9 +282,11 @@ for i in $(seq 1 6000); do
 done
 echo "no netperf test seen"''' % (PORTS['netperf'] + 1))
         run = play(lab, tmp, 'itfault-a', suite=suite)
-        data.update(run=run, kill_log=watcher_log(lab, 'lab1', 'kill-netserver'))
+        data.update(run=run, kill_log=watcher_log(lab, 'lab1', 'kill-netserver'),
+                    drop_log=watcher_log(lab, 'lab1', 'drop-iperf3'))
     finally:
         undetach(lab, 'lab1', 'kill-netserver')
+        undetach(lab, 'lab1', 'drop-iperf3')
         lab.ssh('lab1', ['sh', '-c', 'nft delete table inet %s 2>/dev/null; true' % NFT_TABLE], timeout=60)
     data['rules_left'] = lab.ssh('lab1', ['nft', 'list', 'tables'], timeout=60).stdout
     data['left'] = tool_processes(lab)
@@ -383,6 +394,7 @@ def test_blocked_port(request):
         case.lost = run.lost()
         iperf3 = last(records, 'iperf3/tcp_stream')
         case.detail = 'iperf3: %s %s' % (iperf3['status'], short(iperf3['error'], 80))
+        assert data['drop_log'].startswith('dropped'), data['drop_log']
         assert iperf3['status'] == 'failed' and 'connect' in iperf3['error'].lower(), iperf3
         assert last(records, 'nuttcp/tcp_stream')['status'] == 'ok'
         assert case.lost == 0

@@ -48,7 +48,10 @@ def task_names(res):
 def benchmark(lab, results, run_id, **extra):
     res = run_playbook('playbooks/benchmark.yml', lab.inventory,
                        dict({'perflab_suite': str(SUITE), 'tools_ethr_src': str(STANDIN), 'perflab_run_id': run_id,
-                             'perflab_results_dir': str(results)}, **extra),
+                             'perflab_results_dir': str(results),
+                             # the stand-in replays real ethr output and moves no data: the data interface's
+                             # counters cannot account for it (the wrong-path check would fail every record)
+                             'benchmark_nic_sampling': False}, **extra),
                        env={'PERFLAB_RESULTS_DIR': str(results)}, timeout=600)
     path = results / (run_id + '.jsonl')
     records = [r for r in read_jsonl(path) if r.get('schema') == 'perflab.result/2'] if path.exists() else []
@@ -100,9 +103,9 @@ def test_benchmark_finds_the_ethr_the_tools_role_installed(lab, tmp_path):
     assert 'parallel 1, 2, 8 make one test' in res.stdout
     # the servers got the hard open-files limit: no accept errors, no note
     assert not [n for n in ethr['ethr/connections/parallel=1']['notes'] if 'open-files' in n]
-    bandwidth = ethr['ethr/tcp_stream/parallel=1']
-    # the NIC rates are over the 2 s ethr measured (its last interval's end), not its start-up
-    assert bandwidth['nic']['window'][1] - bandwidth['nic']['window'][0] == pytest.approx(2.0, abs=0.05)
+    # no NIC sample: the stand-in moves no data (tests/unit/plugins/modules/test_ethr.py checks the
+    # window of ethr's NIC rates on its real output)
+    assert ethr['ethr/tcp_stream/parallel=1']['nic'] is None
     assert '3 ok, 0 failed, 0 skipped' in res.stdout
 
 

@@ -117,8 +117,8 @@ def test_explicit_ports_replace_the_tool_table(outcomes):
 
 @pytest.mark.parametrize('case,message', [
     ('too many iperf3 ports', 'out of range: firewall_iperf3_ports must be 1-64'),
-    ('bad peer', 'firewall_peer_addresses must list'),
-    ('no peer', 'firewall_peer_addresses must list'),
+    ('bad peer', 'firewall_peer_addresses (or the peer of each of firewall_openings) must list'),
+    ('no peer', 'firewall_peer_addresses (or the peer of each of firewall_openings) must list'),
     ('bad tool', 'firewall_tools'),
     ('reversed range', 'needs 1 <= port <= end_port <= 65535'),
 ])
