@@ -14,6 +14,8 @@ Layout in the state directory, per guard NAME::
                        without a copy did not exist and is removed by a rollback
     confirmed-NAME     written by confirm(): when, and the token confirmed
     rolled-back-NAME   written by the timer when it acted: when
+    rollback-NAME.log  what the timer's commands printed when it acted (a rollback that did not
+                       bring the host back is read here once the host answers again)
 
 What each earlier copy did, kept here: the file copies, the script on disk and the
 rolled-back record (bonding); the runtime undo commands (tuning, mtu); disarming by a
@@ -46,6 +48,7 @@ def paths(state_dir, name):
         before=os.path.join(state_dir, 'before-%s' % name),
         confirmed=os.path.join(state_dir, 'confirmed-%s' % name),
         rolled_back=os.path.join(state_dir, 'rolled-back-%s' % name),
+        log=os.path.join(state_dir, 'rollback-%s.log' % name),
     )
 
 
@@ -81,6 +84,9 @@ def script(name, token, delay, state_dir, files=(), commands=(), shell=''):
         '# perflab.network host_guard %s: undoes the change unless it is confirmed within %d s' % (name, int(delay)),
         'sleep %d' % int(delay),
         '[ "$(cat %s 2>/dev/null)" = %s ] || exit 0' % (quote(p['armed']), quote(token)),
+        '# acting: everything below prints into the log',
+        'exec >%s 2>&1' % quote(p['log']),
+        'set -x',
         'before=%s' % quote(p['before']),
         '# put a file back as it was before the change, or remove it if there was none',
         'restore() {',
@@ -116,7 +122,8 @@ def _read(path):
 def status(state_dir, name):
     p = paths(state_dir, name)
     return dict(armed=os.path.exists(p['armed']), token=_read(p['armed']),
-                rolled_back=_read(p['rolled_back']), confirmed=_read(p['confirmed']), paths=p)
+                rolled_back=_read(p['rolled_back']), confirmed=_read(p['confirmed']), log=_read(p['log'])[-16384:],
+                paths=p)
 
 
 def arm(state_dir, name, delay, files=(), commands=(), shell='', start=True, token=None):
@@ -135,7 +142,7 @@ def arm(state_dir, name, delay, files=(), commands=(), shell='', start=True, tok
     for path in files:
         if os.path.lexists(path):
             shutil.copy2(path, os.path.join(p['before'], copy_name(path)), follow_symlinks=False)
-    for stale in (p['confirmed'], p['rolled_back']):
+    for stale in (p['confirmed'], p['rolled_back'], p['log']):
         if os.path.exists(stale):
             os.unlink(stale)
     text = script(name, token, delay, state_dir, files, commands, shell)
@@ -175,7 +182,7 @@ def forget(state_dir, name):
     """Remove everything of the guard (after the role is back to stock). Returns changed."""
     p = paths(state_dir, name)
     changed = cancel(state_dir, name)
-    for key in ('script', 'confirmed', 'rolled_back'):
+    for key in ('script', 'confirmed', 'rolled_back', 'log'):
         if os.path.exists(p[key]):
             os.unlink(p[key])
             changed = True

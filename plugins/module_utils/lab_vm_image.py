@@ -33,6 +33,9 @@ SUITES = ('bullseye', 'bookworm', 'trixie')
 VM_PACKAGES = BASE_PACKAGES + [
     'linux-image-amd64', 'initramfs-tools', 'systemd-sysv', 'udev', 'dbus', 'ifupdown', 'ifenslave',
     'iperf3', 'netperf', 'nuttcp', 'iperf', 'less',
+    # /etc/protocols and /etc/services: minbase leaves them out, and firewalld exits at start
+    # without them ("INVALID_PROTOCOL: esp" while it loads its stock services)
+    'netbase',
 ]
 # Installed with apt in the bootstrapped system (with /proc mounted): their maintainer
 # scripts (polkitd's) fail inside debootstrap's own configure step.

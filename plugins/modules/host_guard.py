@@ -113,6 +113,13 @@ confirmed:
   returned: always
   type: str
   sample: 2025-03-04T10:10:31 3f2a9c0d11e4b7a8
+rollback_log:
+  description:
+    - What the timer's commands printed when it acted (each command traced, C(set -x)); empty when it has not.
+    - The log stays in O(state_dir) until O(state=absent), for a rollback that did not bring the host back.
+  returned: always
+  type: str
+  sample: "+ ip link delete bond0\n+ ifup eth0\n"
 script:
   description: Path of the timer's script.
   returned: always
@@ -166,7 +173,7 @@ def main():
                 host_guard.cancel(state_dir, name)
         elif state == 'absent':
             found = host_guard.status(state_dir, name)
-            changed = bool(found['armed'] or found['confirmed'] or found['rolled_back']
+            changed = bool(found['armed'] or found['confirmed'] or found['rolled_back'] or found['log']
                            or os.path.exists(found['paths']['script']) or os.path.isdir(found['paths']['before']))
             if changed and not module.check_mode:
                 host_guard.forget(state_dir, name)
@@ -174,7 +181,7 @@ def main():
         module.fail_json(msg='host_guard %s: %s' % (name, exc), exception=traceback.format_exc())
     found = host_guard.status(state_dir, name)
     module.exit_json(changed=changed, armed=found['armed'], token=found['token'], rolled_back=found['rolled_back'],
-                     confirmed=found['confirmed'], script=found['paths']['script'])
+                     confirmed=found['confirmed'], rollback_log=found['log'], script=found['paths']['script'])
 
 
 if __name__ == '__main__':

@@ -11,21 +11,23 @@ point-to-point data links is booted, saved, and restored before each case:
 
 Each case: the bond as the role builds it (mode, members, MTU on bond and members), jumbo frames
 across it, an iperf3 test through it, a second run that changes nothing, and the removal back to
-the stock addresses. Also firewalld's openings (scoped to the peer, a third address refused,
-removed after) and the management guard with the opt-in: a bond over eth0 that cuts SSH, rolled
-back by the host's own timer. Not in ``make test`` (about 25 minutes a suite under TCG): its one-suite
-subset is tests/integration/test_vm_lab.py.
+the stock addresses. Also, written once in test_vm_lab.py and run here on each release:
+firewalld's openings (scoped to the peer, a third address refused, removed after), tuned's
+profile applied and reverted, and the management guard with the opt-in (a bond over eth0 that
+cuts SSH, rolled back by the host's own timer). Not in ``make test`` (about 25 minutes a suite
+under TCG): its Debian 12 subset is tests/integration/test_vm_lab.py.
 """
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 
 import pytest
 
 from conftest import run_playbook
-from test_vm_lab import data, iperf3, role, sh, snapshot, ssh_works
+from test_vm_lab import (data, firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them, iperf3,
+                         management_change_refused_then_rolled_back, role, sh, snapshot,
+                         tuned_profile_applied_and_reverted)
 
 pytestmark = [pytest.mark.lab, pytest.mark.vm_matrix]
 SUITES = os.environ.get('PERFLAB_VM_SUITES', 'bullseye bookworm trixie').split()
@@ -131,54 +133,15 @@ def test_bond_on_each_stack(suite_lab, plays, tmp_path, case):
 
 
 def test_firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them(suite_lab, plays, tmp_path):
-    lab = suite_lab
-    snapshot(lab, 'revert')
-    sh(lab, 'lab1', 'systemctl start firewalld && firewall-cmd --state')
-    third = '10.224.1.99'
-    sh(lab, 'lab2', 'ip addr add "$1/24" dev eth1', third)
-    probe = ('import socket,sys\ns=socket.socket();s.settimeout(3);s.bind((sys.argv[1],0))\n'
-             'try:\n s.connect((sys.argv[2],5201));print("open")\nexcept OSError:\n print("closed")\n')
-    sh(lab, 'lab1', 'iperf3 -s -D -B "$1"', data(lab, 'lab1'))
-    try:
-        def reach(src):
-            return sh(lab, 'lab2', 'python3 -c "$1" "$2" "$3"', probe, src, data(lab, 'lab1')).strip()
-
-        assert (reach(data(lab, 'lab2')), reach(third)) == ('closed', 'closed')
-        res = role(lab, plays, 'firewall', 'lab1', firewall_peer_addresses=[data(lab, 'lab2')],
-                   firewall_tools=['iperf3'])
-        assert res.rc == 0, res.stdout[-4000:]
-        assert ssh_works(lab, 'lab1')
-        assert (reach(data(lab, 'lab2')), reach(third)) == ('open', 'closed')
-        sh(lab, 'lab1', 'pkill -x iperf3; true')
-        record = iperf3(lab, plays, tmp_path)
-        assert record['status'] == 'ok', record
-        sh(lab, 'lab1', 'iperf3 -s -D -B "$1"', data(lab, 'lab1'))
-        gone = role(lab, plays, 'firewall', 'lab1', firewall_state='absent')
-        assert gone.rc == 0, gone.stdout[-4000:]
-        assert reach(data(lab, 'lab2')) == 'closed'
-        assert 'perflab' not in sh(lab, 'lab1', 'firewall-cmd --list-all; firewall-cmd --permanent --list-all')
-    finally:
-        sh(lab, 'lab1', 'pkill -x iperf3; true', check=False)
+    snapshot(suite_lab, 'revert')
+    firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them(suite_lab, plays, tmp_path)
 
 
-def test_management_change_with_opt_in_that_cuts_ssh_is_rolled_back(suite_lab, plays):
-    lab = suite_lab
-    snapshot(lab, 'revert')
-    refused = role(lab, plays, 'bonding', 'lab1', bonding_stack='ifupdown', bonding_members=['eth0'],
-                   bonding_check_member_configs=False)
-    assert refused.rc != 0 and 'management' in refused.stdout
-    assert sh(lab, 'lab1', 'ls /etc/network/interfaces.d; test -e /sys/class/net/bond0 && echo bond; true').strip() == ''
-    # opted in, and a bond that takes eth0's address away: SSH is cut until the host's own timer rolls back
-    started = time.time()
-    cut = role(lab, plays, 'bonding', 'lab1', bonding_stack='ifupdown', bonding_members=['eth0'],
-               bonding_check_member_configs=False, bonding_allow_management_change=True,
-               bonding_rollback_timeout=60)
-    assert cut.rc != 0
-    deadline = time.time() + 180
-    while time.time() < deadline and not ssh_works(lab, 'lab1', timeout=15):
-        time.sleep(5)
-    assert ssh_works(lab, 'lab1'), 'SSH did not come back after the rollback'
-    print('SSH back %d s after the breaking change started' % (time.time() - started))
-    assert sh(lab, 'lab1', 'ls /etc/network/interfaces.d; test -e /sys/class/net/bond0 && echo bond; true').strip() == ''
-    assert subprocess.run(lab.ssh_argv('lab1') + ['ip', '-4', 'addr', 'show', 'dev', 'eth0'], capture_output=True,
-                          text=True, check=False).stdout.count('10.0.2.15') == 1
+def test_tuned_profile_applied_and_reverted(suite_lab, plays):
+    snapshot(suite_lab, 'revert')
+    tuned_profile_applied_and_reverted(suite_lab, plays)
+
+
+def test_management_change_refused_then_rolled_back(suite_lab, plays):
+    snapshot(suite_lab, 'revert')
+    management_change_refused_then_rolled_back(suite_lab, plays)

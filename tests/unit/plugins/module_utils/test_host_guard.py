@@ -45,6 +45,8 @@ def test_script_text(tmp_path):
     assert lines[0] == '#!/bin/sh' and 'sleep 7' in lines
     assert '[ "$(cat %s/armed-mtu 2>/dev/null)" = tok ] || exit 0' % tmp_path in lines
     assert "restore '/etc/a b' '_etc_a b'" in lines
+    # the log is opened only once the timer acts (a confirmed change leaves none)
+    assert lines.index('exec >%s/rollback-mtu.log 2>&1' % tmp_path) > lines.index('sleep 7')
     assert lines[-4:] == ['ip link set dev x0 mtu 1500', 'echo last', 'rm -f %s/armed-mtu' % tmp_path,
                           'date > %s/rolled-back-mtu' % tmp_path]
     subprocess.run(['sh', '-n', '-c', text], check=True)
@@ -70,6 +72,8 @@ def test_unconfirmed_timer_puts_back_and_runs_the_commands(tmp_path):
     assert kept.read_text() == 'old\n' and oct(os.stat(str(kept)).st_mode & 0o777) == '0o640'
     assert not created.exists() and (work / 'ran').exists()
     assert not hg.status(str(state), 'mtu')['armed']
+    # what it did is in its log, each command traced
+    assert '+ touch %s' % (work / 'ran') in hg.status(str(state), 'mtu')['log'].splitlines()
     # confirming after the timer acted is an error: the change is gone
     changed, error = hg.confirm(str(state), 'mtu')
     assert not changed and 'acted already' in error
@@ -82,6 +86,7 @@ def test_confirmed_timer_does_nothing(tmp_path):
     assert hg.confirm(str(state), 'bond0') == (False, None)   # once
     time.sleep(2.5)
     assert not (tmp_path / 'ran').exists() and not (state / 'rolled-back-bond0').exists()
+    assert not (state / 'rollback-bond0.log').exists()
     assert hg.status(str(state), 'bond0')['confirmed']
 
 
