@@ -26,6 +26,20 @@ attributes:
     support: N/A
 '''
 
+    # Modules with an action plugin of the same name that drives Windows hosts from the controller
+    # (bench_test, bench_server, bench_preflight, system_profile; plugins/action/).
+    WINDOWS_ACTION = r'''
+options: {}
+attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
+      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
+        C(ansible.windows.win_powershell) (see the description).
+'''
+
     # Modules that only measure or report: nothing on the host changes.
     INFO_MODULE = r'''
 options: {}

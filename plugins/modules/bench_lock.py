@@ -25,16 +25,16 @@ description:
     run's lock is left as it is.
 author:
   - perflab.network contributors (@perflab)
+extends_documentation_fragment:
+  - perflab.network.attributes
+  - perflab.network.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: Reports whether the lock would be taken or released, and changes nothing.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: posix
 options:

@@ -37,23 +37,17 @@ description:
   - Reads only; changes nothing, so it runs in check mode as well.
 author:
   - perflab.network contributors (@perflab)
+extends_documentation_fragment:
+  - perflab.network.attributes
+  - perflab.network.attributes.platform
+  - perflab.network.attributes.windows_action
 attributes:
-  action:
-    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
-    support: full
-    details:
-      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
-      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
-        C(ansible.windows.win_powershell) (see the description).
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: The module only reads (it pings and lists), and does the same in check mode.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: posix
 notes:

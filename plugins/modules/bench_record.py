@@ -27,11 +27,16 @@ author:
   - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
+  - perflab.network.attributes.platform
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: none
+  platform:
+    support: full
+    platforms: posix
+    details: It runs on the controller (the benchmark role delegates it to localhost); the hosts its records name can be any OS.
 options:
   items:
     description: Plan items (with O(reason)) to record as failed.

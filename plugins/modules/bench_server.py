@@ -51,14 +51,8 @@ author:
 extends_documentation_fragment:
   - perflab.network.attributes
   - perflab.network.attributes.platform
+  - perflab.network.attributes.windows_action
 attributes:
-  action:
-    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
-    support: full
-    details:
-      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
-      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
-        C(ansible.windows.win_powershell) (see the description).
   check_mode:
     support: full
     details:

@@ -31,19 +31,12 @@ description:
   - FreeBSD and Windows are tested on real command output (unit tests), not on live hosts.
 author:
   - perflab.network contributors (@perflab)
-attributes:
-  action:
-    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
-    support: full
-    details:
-      - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
-      - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
-        C(ansible.windows.win_powershell) (see the description).
 extends_documentation_fragment:
   - perflab.network.test_common
   - perflab.network.attributes
   - perflab.network.attributes.platform
   - perflab.network.attributes.test_module
+  - perflab.network.attributes.windows_action
 options:
   tool:
     description: The tool (a name of the collection's tool registry).

@@ -29,16 +29,16 @@ description:
   - Each arm has a token of its own (in C(armed-O(name))), so a timer left from an earlier run never acts on a newer change.
 author:
   - perflab.network contributors (@perflab)
+extends_documentation_fragment:
+  - perflab.network.attributes
+  - perflab.network.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: In check mode nothing is armed, confirmed or cancelled.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: posix
 options:

@@ -34,13 +34,13 @@ author:
 extends_documentation_fragment:
   - perflab.network.attributes
   - perflab.network.host_snapshot
+  - perflab.network.attributes.platform
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: full
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: posix
 options:

@@ -89,17 +89,19 @@ options:
     description: Fail when a line of the result files had to be skipped, instead of warning.
     type: bool
     default: false
+extends_documentation_fragment:
+  - perflab.network.attributes
+  - perflab.network.attributes.platform
 attributes:
   check_mode:
-    description: Reads and checks the files and returns what would be written, writing nothing.
     support: full
+    details: Reads and checks the files and returns what would be written, writing nothing.
   diff_mode:
-    description: Not supported.
     support: none
   platform:
-    description: Any POSIX host with openpyxl; the controller in practice.
     support: full
     platforms: posix
+    details: Any POSIX host with openpyxl; the controller in practice.
 notes:
   - The workbook is rebuilt on every run, so the module always reports C(changed) outside check mode.
 seealso:

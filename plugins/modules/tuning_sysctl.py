@@ -28,15 +28,15 @@ description:
     or O(perflab.network.host_snapshot#module:state=absent).
 author:
   - perflab.network contributors (@perflab)
+extends_documentation_fragment:
+  - perflab.network.attributes
+  - perflab.network.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: Linux
 options:

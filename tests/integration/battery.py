@@ -13,11 +13,16 @@ assertion shows in the table as well as in pytest's own report::
 Sections: ``fault`` (survived or not), ``bad input`` (rejected cleanly or not),
 ``security`` (held or not). ``conftest.pytest_terminal_summary`` prints the table.
 Imported by name (tests/integration is on pytest's pythonpath) so that conftest and
-the test modules share this one ledger.
+the test modules share this one ledger. The helpers the battery files share live here
+too: ``collect`` (go on after a failed case), ``check_message`` (a refusal names the
+field and what is allowed), and ``role_case_tasks`` / ``check_role_cases`` (bad input
+to the roles, each case a block whose rescue shows the refusal; the host checks are
+the caller's).
 """
 from __future__ import annotations
 
 import contextlib
+import json
 from dataclasses import dataclass
 
 SECTIONS = {'fault': ('survived', 'NOT SURVIVED'),
@@ -51,6 +56,59 @@ def case(section, name):
         entry.detail = (entry.detail + '; ' if entry.detail else '') + first[:160]
         raise
     entry.passed = True
+
+
+@contextlib.contextmanager
+def collect(failures, name):
+    """Go on with the next case after a failed one (its battery.case recorded it); the test fails at the end."""
+    try:
+        yield
+    except AssertionError as exc:
+        failures.append('%s: %s' % (name, str(exc)[:2000]))
+
+
+def check_message(message, field, allowed):
+    """The refusal names the field and every piece of what is allowed."""
+    assert field in message, 'the message does not name %s: %s' % (field, message)
+    for text in allowed:
+        assert text in message, 'the message does not say %r is allowed: %s' % (text, message)
+
+
+def key_words(message, limit=110):
+    return ' '.join(str(message).split())[:limit]
+
+
+def role_case_tasks(cases, tasks_from=None):
+    """The tasks of a play that runs bad input through the roles: for each case (its index in the
+    cases, the role, its variables) a block that includes the role (at ``tasks_from[role]`` when
+    given), with the rescue task ``refused NN`` that ``check_role_cases`` reads."""
+    tasks = []
+    for i, role, role_vars in cases:
+        include = {'name': 'perflab.network.' + role}
+        if role in (tasks_from or {}):
+            include['tasks_from'] = tasks_from[role]
+        tasks.append({'name': 'case %02d' % i,
+                      'block': [{'name': 'run %02d' % i, 'ansible.builtin.include_role': include, 'vars': role_vars},
+                                {'name': 'accepted %02d' % i, 'ansible.builtin.debug': {'msg': 'accepted'}}],
+                      'rescue': [{'name': 'refused %02d' % i, 'ansible.builtin.debug': {'var': 'ansible_failed_result'}}]})
+    return tasks
+
+
+def check_role_cases(res, cases, host_checks):
+    """Each bad-input case of the roles (name, role, variables, the field its refusal must name, what
+    it must say is allowed), run by ``role_case_tasks``, is a battery case: refused, with a message
+    naming the field and what is allowed, and ``host_checks()`` (the test's own assertions that the
+    hosts did not change) holds. Every case is checked; the test fails at the end with all failures."""
+    failures = []
+    for i, (name, role, dummy, field, allowed) in enumerate(cases):
+        with collect(failures, name), case('bad input', '%s role: %s' % (role, name)) as entry:
+            refused = res.task_results('refused %02d' % i)
+            assert refused, 'the %s role accepted it' % role
+            failed = list(refused.values())[0].get('ansible_failed_result', {})
+            entry.detail = key_words(failed.get('msg'))
+            check_message(json.dumps([failed.get('msg'), failed.get('argument_errors')]), field, allowed)
+            host_checks()
+    assert not failures, '\n'.join(failures)
 
 
 def table(ledger=None):

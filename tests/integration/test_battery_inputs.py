@@ -27,7 +27,6 @@ no part of the study's pairs.
 from __future__ import annotations
 
 import ast
-import contextlib
 import glob
 import json
 import os
@@ -42,6 +41,7 @@ import pytest
 import yaml
 
 import battery
+from battery import check_message, collect, key_words
 from conftest import BIN, ENV, ROOT, run_playbook
 
 pytestmark = pytest.mark.lab
@@ -118,17 +118,6 @@ def metachars(tag):
     }
 
 
-def check_message(message, field, allowed):
-    """The refusal names the field and every piece of what is allowed."""
-    assert field in message, 'the message does not name %s: %s' % (field, message)
-    for text in allowed:
-        assert text in message, 'the message does not say %r is allowed: %s' % (text, message)
-
-
-def key_words(message, limit=110):
-    return ' '.join(str(message).split())[:limit]
-
-
 def failure_messages(res):
     """The msg of every failed task of a playbook run (json callback), and the results callback's refusal at
     playbook start (a run id that cannot name a file, a results directory that cannot be written: on stderr)."""
@@ -139,15 +128,6 @@ def failure_messages(res):
         return failed
     end = text.find('before any test.', start)
     return failed + [text[start:end + len('before any test.') if end > 0 else None]]
-
-
-@contextlib.contextmanager
-def collect(failures, name):
-    """Go on with the next case after a failed one (its battery.case recorded it); the test fails at the end."""
-    try:
-        yield
-    except AssertionError as exc:
-        failures.append('%s: %s' % (name, str(exc)[:2000]))
 
 
 def _write_yaml(path, data):
@@ -435,42 +415,24 @@ ROLE_CASES = [
 ]
 
 
-def _role_case_tasks(cases):
-    tasks = []
-    for i, role, role_vars in cases:
-        include = {'name': 'run %02d' % i, 'ansible.builtin.include_role': {'name': 'perflab.network.' + role}, 'vars': role_vars}
-        if role == 'benchmark':
-            include['ansible.builtin.include_role']['tasks_from'] = 'validate'
-        tasks.append({'name': 'case %02d' % i,
-                      'block': [include, {'name': 'accepted %02d' % i, 'ansible.builtin.debug': {'msg': 'accepted'}}],
-                      'rescue': [{'name': 'refused %02d' % i, 'ansible.builtin.debug': {'var': 'ansible_failed_result'}}]})
-    return tasks
-
-
 def test_bad_role_inputs(lab, benchmark_started, tmp_path):
     assert benchmark_started
     on_host = [(i, c[1], c[2]) for i, c in enumerate(ROLE_CASES) if c[1] != 'benchmark']
     on_controller = [(i, c[1], c[2]) for i, c in enumerate(ROLE_CASES) if c[1] == 'benchmark']
     playbook = _write_yaml(tmp_path / 'roles.yml', [
-        {'name': 'Bad input to the roles', 'hosts': TARGET, 'gather_facts': True, 'tasks': _role_case_tasks(on_host)},
+        {'name': 'Bad input to the roles', 'hosts': TARGET, 'gather_facts': True, 'tasks': battery.role_case_tasks(on_host)},
         {'name': 'Bad input to the benchmark role', 'hosts': 'localhost', 'connection': 'local', 'gather_facts': False,
-         'tasks': _role_case_tasks(on_controller)}])
+         'tasks': battery.role_case_tasks(on_controller, tasks_from={'benchmark': 'validate'})}])
     before = snapshot(lab, (TARGET,))
     res = run_playbook(str(playbook), lab.inventory)
     after = snapshot(lab, (TARGET,))
     assert res.plays, 'rc %d: %s\n%s' % (res.rc, res.stdout[:3000], res.stderr[-3000:])
-    failures = []
-    for i, (name, role, dummy, field, allowed) in enumerate(ROLE_CASES):
-        with collect(failures, name), battery.case('bad input', '%s role: %s' % (role, name)) as case:
-            refused = res.task_results('refused %02d' % i)
-            assert refused, 'the %s role accepted it' % role
-            failed = list(refused.values())[0].get('ansible_failed_result', {})
-            message = json.dumps([failed.get('msg'), failed.get('argument_errors')])
-            case.detail = key_words(failed.get('msg'))
-            check_message(message, field, allowed)
-            assert before == after, 'the host changed: %s' % snapshot_diff(before, after)
-            assert not pwned_files(after), 'a shell ran the input: %s' % pwned_files(after)
-    assert not failures, '\n'.join(failures)
+
+    def host_checks():
+        assert before == after, 'the host changed: %s' % snapshot_diff(before, after)
+        assert not pwned_files(after), 'a shell ran the input: %s' % pwned_files(after)
+
+    battery.check_role_cases(res, ROLE_CASES, host_checks)
     assert res.stats[TARGET]['changed'] == 0, res.stats
 
 

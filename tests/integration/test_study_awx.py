@@ -13,6 +13,7 @@ replay test_runner.py had, on a lab with no firewall.)
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -112,3 +113,21 @@ def test_the_report_refuses_run_ids_whose_files_did_not_survive(tmp_path):
     assert res.rc != 0
     assert ('the result files of 20260101T000000Z-dead are not in %s' % tmp_path) in ' '.join(res.stdout.split())
     assert not list(tmp_path.iterdir())  # no workbook of nothing
+
+
+@pytest.mark.parametrize('answer,refused', [(None, False), ('', False), ('firewall off', False), ('bad\x01', True)],
+                         ids=['null', 'empty', 'a-label', 'control-character'])
+def test_a_blank_system_label_answer_is_no_label(tmp_path, answer, refused):
+    """The survey's optional System label left blank reaches the job as an empty string or, on
+    some controller versions, as null (ansible/awx issue 16205): both mean no system label, not a
+    refused run. The stage runs on two local hosts (it only reads the OS facts)."""
+    from conftest import run_playbook
+    host = {'ansible_connection': 'local', 'ansible_python_interpreter': sys.executable}
+    inventory = tmp_path / 'hosts.yml'
+    inventory.write_text(json.dumps({'perflab_servers': {'hosts': {'s1': host}},
+                                     'perflab_clients': {'hosts': {'c1': host}}}))
+    res = run_playbook('playbooks/stages/validate_systems.yml', inventory=inventory, timeout=300,
+                       extra_vars={'perflab_system_label': answer, 'perflab_profile': 'tuned'})
+    assert (res.rc != 0) is refused, res.stdout[-3000:]
+    if refused:
+        assert 'perflab_system_label a string without control characters' in ' '.join(res.stdout.split())

@@ -137,7 +137,47 @@ def test_workflow_survey_leaves_per_node_variables_to_the_nodes():
     # workflow answers reach every node: one label would name stock and tuned alike
     variables = {q['variable'] for q in WORKFLOW['survey_spec']['spec']}
     assert 'perflab_config_label' not in variables
-    assert variables >= {'perflab_suite', 'perflab_duration', 'perflab_repetitions', 'perflab_tuning_profile', 'perflab_tuned_mtu'}
+    assert variables >= {'perflab_suite', 'perflab_duration', 'perflab_repetitions', 'perflab_tuning_profile', 'perflab_tuned_mtu',
+                         'perflab_system_under_test', 'perflab_system_label'}
+
+
+# the study variables no survey asks, and why; every other one is asked somewhere
+NOT_ASKED = {
+    'perflab_profile': 'fixed by each template (extra_vars): stock or tuned',
+    'perflab_firewall_backend': "per host: auto finds each host's own; the inventory sets one that differs",
+    'perflab_keep_tuned': 'stock_vs_tuned.yml only; the templates run benchmark.yml and the workflow reverts',
+    'perflab_run_id': 'one answer would reach both workflow nodes; each job starts a run of its own',
+    'perflab_run_ids': 'handed down by the workflow nodes (artifacts), not a user answer',
+    'perflab_results_dir': 'the results credential injects PERFLAB_RESULTS_DIR (docs/awx.md)',
+}
+# what the stock and tuned runs must share or their records do not pair up: which side
+# is tuned and labelled, and the system label both default labels start with
+SYSTEM = {'perflab_system_under_test', 'perflab_system_label'}
+
+
+def test_every_study_variable_a_user_sets_is_asked():
+    asked = {q['variable'] for dummy, survey in surveys() for q in survey['spec']}
+    assert set(NOT_ASKED) <= set(SPEC), 'NOT_ASKED names variables the spec no longer has'
+    assert not asked & set(NOT_ASKED), asked & set(NOT_ASKED)
+    assert set(SPEC) - set(NOT_ASKED) - asked == set(), 'asked by no survey (add a question or a reason)'
+    for jt in JOB_TEMPLATES:
+        if jt['survey_spec']:
+            assert 'perflab_profile' in jt['extra_vars'], jt['name']
+
+
+def test_stock_tuned_and_the_workflow_ask_the_system_under_test():
+    owners = {owner: {q['variable'] for q in survey['spec']} for owner, survey in surveys()}
+    assert set(owners) == {'perflab stock', 'perflab tuned', WORKFLOW['name']}
+    for owner, variables in owners.items():
+        assert SYSTEM <= variables, '%s does not ask %s' % (owner, SYSTEM - variables)
+    asked = {q['variable']: q for dummy, survey in surveys() for q in survey['spec']}
+    side, label = asked['perflab_system_under_test'], asked['perflab_system_label']
+    # one choice a run, 'both' as before; the label optional (empty - no system label) and
+    # short enough that the label it starts stays within a configuration label's length
+    assert (side['type'], side['required'], side['default']) == ('multiplechoice', True, 'both')
+    assert (label['type'], label['required'], 'default' in label) == ('text', False, False)
+    assert label['max'] <= asked['perflab_config_label']['max'] // 2
+    assert not spec_accepts('perflab_system_under_test', 'server')
 
 
 def test_job_templates_run_existing_playbooks_that_validate_their_survey():
