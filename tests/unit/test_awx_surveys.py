@@ -138,7 +138,7 @@ def test_workflow_survey_leaves_per_node_variables_to_the_nodes():
     variables = {q['variable'] for q in WORKFLOW['survey_spec']['spec']}
     assert 'perflab_config_label' not in variables
     assert variables >= {'perflab_suite', 'perflab_duration', 'perflab_repetitions', 'perflab_tuning_profile', 'perflab_tuned_mtu',
-                         'perflab_system_under_test', 'perflab_system_label'}
+                         'perflab_system_under_test'}
 
 
 # the study variables no survey asks, and why; every other one is asked somewhere
@@ -149,10 +149,14 @@ NOT_ASKED = {
     'perflab_run_id': 'one answer would reach both workflow nodes; each job starts a run of its own',
     'perflab_run_ids': 'handed down by the workflow nodes (artifacts), not a user answer',
     'perflab_results_dir': 'the results credential injects PERFLAB_RESULTS_DIR (docs/awx.md)',
+    # AWX sends a blank optional answer too ("" or null), and a survey answer wins over the
+    # inventory for every host: the question would erase the per host group labels it is for
+    'perflab_system_label': "per host group in the inventory ('Server 1', 'Server 2'); one answer would replace them all",
 }
 # what the stock and tuned runs must share or their records do not pair up: which side
-# is tuned and labelled, and the system label both default labels start with
-SYSTEM = {'perflab_system_under_test', 'perflab_system_label'}
+# is tuned and labelled (the system label, which both default labels start with, comes from
+# the inventory: NOT_ASKED)
+SYSTEM = {'perflab_system_under_test'}
 
 
 def test_every_study_variable_a_user_sets_is_asked():
@@ -171,12 +175,9 @@ def test_stock_tuned_and_the_workflow_ask_the_system_under_test():
     for owner, variables in owners.items():
         assert SYSTEM <= variables, '%s does not ask %s' % (owner, SYSTEM - variables)
     asked = {q['variable']: q for dummy, survey in surveys() for q in survey['spec']}
-    side, label = asked['perflab_system_under_test'], asked['perflab_system_label']
-    # one choice a run, 'both' as before; the label optional (empty - no system label) and
-    # short enough that the label it starts stays within a configuration label's length
+    side = asked['perflab_system_under_test']
+    # one choice a run, 'both' as before
     assert (side['type'], side['required'], side['default']) == ('multiplechoice', True, 'both')
-    assert (label['type'], label['required'], 'default' in label) == ('text', False, False)
-    assert label['max'] <= asked['perflab_config_label']['max'] // 2
     assert not spec_accepts('perflab_system_under_test', 'server')
 
 
