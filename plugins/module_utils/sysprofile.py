@@ -433,6 +433,15 @@ def format_network(model, driver, speed_mbps):
     return UNKNOWN
 
 
+def format_bond(mode, member_texts):
+    """"balance-alb bond of 2 x Intel X520 (ixgbe, 10000 Mb/s)"; members that differ are joined with " + "."""
+    counts = {}
+    for text in member_texts:
+        counts[text] = counts.get(text, 0) + 1
+    parts = [('%d x %s' % (n, text)) if n > 1 else text for text, n in counts.items()]
+    return '%s bond of %s' % (mode or 'unknown mode', ' + '.join(parts) or 'no members')
+
+
 def host_nics(pci_devices, data_model=None, data_text=None):
     """Every network controller lspci lists (PCI class 02xx), grouped like the seeds' system table:
     "2 x Intel I210 + Mellanox MT26448", in the order lspci lists them; "" when there is none.
@@ -532,6 +541,11 @@ def collect(interface=None, runner=None, root='/', machine=None, release=None):
     network = network_facts(interface, runner, root, pci_devices)
     model = network.pop('_model')
     data_nic = format_network(model, network['driver'], network['speed_mbps']) if interface else None
+    if network['bond']:
+        # the bond's members are the hardware: "balance-alb bond of 2 x <NIC> (driver, speed)"
+        members = [network_facts(name, runner, root, pci_devices) for name in network['bond']['members']]
+        data_nic = format_bond(network['bond']['mode'], [format_network(m['_model'], m['driver'], m['speed_mbps'])
+                                                         for m in members])
     # every NIC of the host (the seeds' Network row), the data NIC's own line where it is no PCI device (veth)
     nics = host_nics(pci_devices, model, data_nic)
     if nics and data_nic and not model:
@@ -587,9 +601,10 @@ def _disks_from_sysfs(root):
 
 
 def network_facts(interface, runner, root='/', pci_devices=None):
-    """``{interface, mtu, driver, speed_mbps, offloads, qdisc, congestion_control, sysctls}`` (+ ``_model``)."""
+    """``{interface, mtu, driver, speed_mbps, offloads, qdisc, congestion_control, sysctls, bond}`` (+ ``_model``);
+    ``bond`` is ``{mode, members}`` for a Linux bond, else None."""
     facts = {'interface': interface, 'mtu': None, 'driver': None, 'speed_mbps': None, 'offloads': None,
-             'qdisc': None, 'congestion_control': None, 'sysctls': {}, '_model': None}
+             'qdisc': None, 'congestion_control': None, 'sysctls': {}, 'bond': None, '_model': None}
     for name in NETWORK_SYSCTLS:
         value = _read(root, sysctl_path(name))
         facts['sysctls'][name] = normalize_sysctl(value) if value is not None else None
@@ -599,6 +614,10 @@ def network_facts(interface, runner, root='/', pci_devices=None):
     sysfs = '/sys/class/net/%s' % interface
     mtu = (_read(root, sysfs + '/mtu') or '').strip()
     facts['mtu'] = int(mtu) if mtu.isdigit() else None
+    # a Linux bond: its mode ("balance-alb 6") and members, from the bonding driver's sysfs files
+    mode = (_read(root, sysfs + '/bonding/mode') or '').split()
+    if mode:
+        facts['bond'] = {'mode': mode[0], 'members': (_read(root, sysfs + '/bonding/slaves') or '').split()}
     speed = (_read(root, sysfs + '/speed') or '').strip()
     # -1 (or a read error) when the driver does not know the speed
     if speed.isdigit() and int(speed) > 0:

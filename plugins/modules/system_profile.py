@@ -170,6 +170,12 @@ perflab_system:
           description: Network sysctl name to value (whitespace collapsed), null when the key does not exist.
           type: dict
           sample: {net.core.rmem_max: '212992', net.ipv4.tcp_rmem: 4096 131072 6291456, net.core.busy_poll: null}
+        bond:
+          description:
+            - For a Linux bond, its mode and members (the bonding driver's sysfs files); null otherwise.
+            - The C(Network) row then names the members' NICs, for example C(balance-alb bond of 2 x Intel X520 (ixgbe, 10000 Mb/s)).
+          type: dict
+          sample: {mode: balance-alb, members: [eth1, eth2]}
 '''
 
 import os

@@ -320,6 +320,27 @@ def test_collect_without_any_tool(fake_vm):
     assert network['mtu'] == 1400
 
 
+def test_collect_a_bond_names_its_mode_and_members(fake_vm):
+    """The data interface a bond: the Network row names the mode and the members' NICs, the
+    network facts carry the mode and members (sysfs files as the bonding driver writes them)."""
+    _write(fake_vm, '/sys/class/net/bond0/mtu', '9000\n')
+    _write(fake_vm, '/sys/class/net/bond0/bonding/mode', 'balance-alb 6\n')
+    _write(fake_vm, '/sys/class/net/bond0/bonding/slaves', 'eth0 eth1\n')
+    os.makedirs(str(fake_vm / 'sys/devices/pci0000:00/0000:00:04.0/virtio3'))
+    _write(fake_vm, '/sys/class/net/eth1/mtu', '9000\n')
+    os.symlink('../../../devices/pci0000:00/0000:00:04.0/virtio3', str(fake_vm / 'sys/class/net/eth1/device'))
+    _write(fake_vm, '/sys/bus/pci/devices/0000:00:04.0/vendor', '0x1af4\n')
+    _write(fake_vm, '/sys/bus/pci/devices/0000:00:04.0/device', '0x1041\n')
+    profile = sysprofile.collect('bond0', no_tools, str(fake_vm))
+    assert profile['network']['bond'] == {'mode': 'balance-alb', 'members': ['eth0', 'eth1']}
+    assert profile['network']['mtu'] == 9000
+    assert profile['table']['Network'] == 'balance-alb bond of 2 x PCI 1af4:1041 (speed unknown)'
+    assert sysprofile.format_bond('802.3ad', ['A (x, 10000 Mb/s)', 'B (y, 1000 Mb/s)']) == \
+        '802.3ad bond of A (x, 10000 Mb/s) + B (y, 1000 Mb/s)'
+    # not a bond
+    assert sysprofile.collect('eth0', no_tools, str(fake_vm))['network']['bond'] is None
+
+
 def test_collect_on_an_empty_tree(tmp_path):
     profile = sysprofile.collect(None, no_tools, str(tmp_path))
     assert set(profile['table'].values()) == {'unknown'}
