@@ -11,7 +11,8 @@ point-to-point data links is booted, saved, and restored before each case:
 
 Each case: the bond as the role builds it (mode, members, MTU on bond and members), jumbo frames
 across it, an iperf3 test through it, a second run that changes nothing, and the removal back to
-the stock addresses. Also, written once in test_vm_lab.py and run here on each release:
+the stock addresses. The mtu role on eth1 managed by each of the three stacks (detected, MTU 9000
+persisted where the stack keeps it, the path check, back to 1500). Also, written once in test_vm_lab.py and run here on each release:
 firewalld's openings (scoped to the peer, a third address refused, removed after), tuned's
 profile applied and reverted, and the management guard with the opt-in (a bond over eth0 that
 cuts SSH, rolled back by the host's own timer). Not in ``make test`` (about 25 minutes a suite
@@ -130,6 +131,54 @@ def test_bond_on_each_stack(suite_lab, plays, tmp_path, case):
     for host in ('lab1', 'lab2'):
         assert sh(lab, host, 'test -e /sys/class/net/bond0 && echo bond || echo none').strip() == 'none'
         assert sh(lab, host, 'ip -j addr show dev eth1') == stock[host]
+
+
+# each stack made to manage eth1 with its stock address, as on a server installed with that stack
+MANAGE_ETH1 = {
+    'ifupdown': ('printf "auto eth1\\niface eth1 inet static\\n    address %s/24\\n" "$1" >/etc/network/interfaces.d/eth1'
+                 ' && ip addr flush dev eth1 && ifup eth1'),
+    'networkmanager': ('systemctl start NetworkManager && nmcli connection add type ethernet ifname eth1 con-name eth1'
+                       ' ipv4.method manual ipv4.addresses "$1/24" ipv6.method disabled >/dev/null'
+                       ' && nmcli connection up eth1 >/dev/null'),
+    'networkd': ('printf "[Match]\\nName=eth1\\n\\n[Network]\\nAddress=%s/24\\n" "$1"'
+                 ' >/etc/systemd/network/20-eth1.network && systemctl start systemd-networkd && networkctl reload'
+                 ' && networkctl reconfigure eth1'),
+}
+# where each keeps the MTU after the role: a command that prints it
+PERSISTED_MTU = {
+    'ifupdown': 'ifquery eth1 | sed -n "s/^mtu: //p"',
+    'networkmanager': 'nmcli -g 802-3-ethernet.mtu connection show eth1',
+    'networkd': 'cat /etc/systemd/network/20-eth1.network.d/*.conf | sed -n "s/^MTUBytes=//p"',
+}
+
+
+@pytest.mark.parametrize('stack', sorted(MANAGE_ETH1))
+def test_mtu_on_each_stack(suite_lab, plays, stack):
+    """The mtu role on a virtio NIC managed by each stack: the stack detected, MTU 9000 set and
+    persisted where the stack keeps it, the do-not-fragment path check at 8972 bytes, a second run
+    that changes nothing, and the removal back to 1500 with nothing of ours left."""
+    lab = suite_lab
+    snapshot(lab, 'revert')
+    for host in ('lab1', 'lab2'):
+        sh(lab, host, MANAGE_ETH1[stack], data(lab, host))
+    assert sh(lab, 'lab2', 'ping -c 1 -W 5 "$1" >/dev/null && echo ok', data(lab, 'lab1')).strip() == 'ok'
+    mtu = dict(mtu_interfaces=[dict(name='eth1', mtu=9000)])
+    for host, peer in (('lab1', 'lab2'), ('lab2', 'lab1')):
+        res = role(lab, plays, 'mtu', host, mtu_verify_peer=data(lab, peer) if host == 'lab2' else '', **mtu)
+        assert res.rc == 0, res.stdout[-4000:]
+        assert 'network stack %s (detected)' % stack in res.stdout, res.stdout[-3000:]
+    for host in ('lab1', 'lab2'):
+        assert sh(lab, host, 'cat /sys/class/net/eth1/mtu').strip() == '9000'
+        assert sh(lab, host, PERSISTED_MTU[stack]).strip() == '9000', stack
+    assert sh(lab, 'lab2', 'ping -M do -s 8972 -c 2 -W 5 "$1" >/dev/null && echo ok', data(lab, 'lab1')).strip() == 'ok'
+    again = role(lab, plays, 'mtu', 'lab1', mtu_verify_peer='', **mtu)
+    assert again.rc == 0 and again.stats['lab1']['changed'] == 0, again.stdout[-3000:]
+    for host in ('lab1', 'lab2'):
+        gone = role(lab, plays, 'mtu', host, mtu_state='absent')
+        assert gone.rc == 0, gone.stdout[-4000:]
+        assert sh(lab, host, 'cat /sys/class/net/eth1/mtu').strip() == '1500'
+        assert sh(lab, host, '(%s) 2>/dev/null; true' % PERSISTED_MTU[stack]).strip() in ('', '0', 'auto'), stack
+    assert sh(lab, 'lab2', 'ping -c 1 -W 5 "$1" >/dev/null && echo ok', data(lab, 'lab1')).strip() == 'ok'
 
 
 def test_firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them(suite_lab, plays, tmp_path):

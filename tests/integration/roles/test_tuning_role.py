@@ -266,7 +266,9 @@ def test_tuned_profile_template(tmp_path):
     lines = [line for line in out.read_text().splitlines() if line and not line.startswith('#')]
     assert lines == ['[main]', 'summary=perflab.network throughput tuning', 'include=network-throughput',
                      '[sysctl]', 'net.core.rmem_max=134217728', 'net.ipv4.tcp_rmem=4096 131072 134217728',
-                     '[cpu]', 'governor=performance']
+                     '[cpu]', 'governor=performance',
+                     # the bootloader's arguments (a reboot) are left out: the role never reboots
+                     '[bootloader]', 'cmdline=', 'cmdline_network_latency=']
 
 
 @NEEDS_NETNS
@@ -338,7 +340,8 @@ def test_latency_tuned_profile_template(tmp_path):
                     '__tuning_dma_latency': 1, '__tuning_tuned_stock': '', '__tuning_sysctl_result': LATENCY_RESULT})
     assert lines == ['[main]', 'summary=perflab.network latency tuning', 'include=network-latency',
                      '[sysctl]', 'net.core.busy_poll=50', 'net.ipv4.tcp_fastopen=3',
-                     '[cpu]', 'governor=performance', 'force_latency=1', '[vm]', 'transparent_hugepages=never']
+                     '[cpu]', 'governor=performance', 'force_latency=1', '[vm]', 'transparent_hugepages=never',
+                     '[bootloader]', 'cmdline=', 'cmdline_network_latency=']
 
 
 def test_latency_without_tuned_renders_a_unit_and_tmpfiles_that_systemd_accepts(tmp_path):
