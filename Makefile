@@ -94,10 +94,12 @@ integration:
 # The VM lab matrix: Debian 11, 12 and 13 (VM_SUITES) x ifupdown, NetworkManager, systemd-networkd x
 # bond modes, on VM lab hosts (one image and one boot per suite; about 25 minutes a suite under TCG)
 VM_SUITES ?= bullseye bookworm trixie
+# VM_TESTS: a pytest -k expression, e.g. VM_TESTS=bond for the bond cases only
+VM_TESTS ?=
 test-vm: bootstrap
 	@start=$$(date +%s); \
 	PERFLAB_VM_SUITES="$(VM_SUITES)" $(BIN)/python -m pytest tests/integration/test_vm_matrix.py -q -p no:cacheprovider -rs \
-		-m vm_matrix --durations=0; rc=$$?; \
+		-m vm_matrix --durations=0 $(if $(VM_TESTS),-k "$(VM_TESTS)"); rc=$$?; \
 	echo "make test-vm: finished in $$(( $$(date +%s) - start )) s, exit $$rc"; exit $$rc
 
 build:
