@@ -119,10 +119,19 @@ def console_tail(spec, h, lines=CONSOLE_LINES):
     return '\n'.join(out[-lines:]) or '(no console output)'
 
 
+def machine_id(spec, h):
+    """Each VM's own machine id (32 hex digits), the same at every boot of the lab. The VMs boot one
+    image, whose /etc/machine-id they would all share: systemd-networkd derives a bond's MAC address
+    from it, so the two hosts' bonds had one MAC and no ping passed between them."""
+    return hashlib.sha256(('perflab-vm %s %s' % (spec.name, h['name'])).encode('utf-8')).hexdigest()[:32]
+
+
 def kernel_cmdline(spec, h, pubkey):
     key = pubkey.split()[1]
     base64.b64decode(key)  # an ed25519 key is one base64 word: nothing else reaches the command line
     args = ['root=/dev/vda', 'rw', 'console=ttyS0', 'net.ifnames=0', 'panic=-1', 'quiet',
+            # systemd takes it over the image's /etc/machine-id (no first-boot presets)
+            'systemd.machine_id=%s' % machine_id(spec, h),
             'perflab.hostname=%s' % h['name'], 'perflab.key=%s' % key,
             'perflab.addr=%s,%s/%d' % (DATA_NICS[0], h['data_address'], h['data_prefix'])]
     for nic in DATA_NICS[1:]:

@@ -177,9 +177,10 @@ def bond_case(lab, plays, tmp_path, case):
 MANAGE_ETH1 = {
     'ifupdown': ('printf "auto eth1\\niface eth1 inet static\\n    address %s/24\\n" "$1" >/etc/network/interfaces.d/eth1'
                  ' && ip addr flush dev eth1 && ifup eth1'),
-    'networkmanager': ('systemctl start NetworkManager && nmcli connection add type ethernet ifname eth1 con-name eth1'
-                       ' ipv4.method manual ipv4.addresses "$1/24" ipv6.method disabled >/dev/null'
-                       ' && nmcli connection up eth1 >/dev/null'),
+    # (not named eth1: NetworkManager has made an in-memory "eth1" for the address it found there)
+    'networkmanager': ('systemctl start NetworkManager && nmcli connection add type ethernet ifname eth1'
+                       ' con-name stock-eth1 ipv4.method manual ipv4.addresses "$1/24" ipv6.method disabled >/dev/null'
+                       ' && nmcli connection up stock-eth1 >/dev/null'),
     'networkd': ('printf "[Match]\\nName=eth1\\n\\n[Network]\\nAddress=%s/24\\n" "$1"'
                  ' >/etc/systemd/network/20-eth1.network && systemctl start systemd-networkd && networkctl reload'
                  ' && networkctl reconfigure eth1'),
@@ -187,7 +188,7 @@ MANAGE_ETH1 = {
 # where each keeps the MTU after the role: a command that prints it
 PERSISTED_MTU = {
     'ifupdown': 'ifquery eth1 | sed -n "s/^mtu: //p"',
-    'networkmanager': 'nmcli -g 802-3-ethernet.mtu connection show eth1',
+    'networkmanager': 'nmcli -g 802-3-ethernet.mtu connection show stock-eth1',
     'networkd': 'cat /etc/systemd/network/20-eth1.network.d/*.conf | sed -n "s/^MTUBytes=//p"',
 }
 

@@ -81,7 +81,8 @@ def test_qemu_argv_is_exact():
         'qemu-system-x86_64', '-name', 'perflab-vt-lab1', '-nodefaults', '-display', 'none', '-machine', 'pc',
         '-m', '512', '-smp', '1', '-accel', 'tcg,tb-size=64',
         '-kernel', image.kernel, '-initrd', image.initrd,
-        '-append', 'root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1 quiet perflab.hostname=lab1 '
+        '-append', 'root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1 quiet systemd.machine_id=cce3f6fd4d050b098bcf2362ef35dd04 '
+                   'perflab.hostname=lab1 '
                    'perflab.key=AAAAC3NzaC1lZDI1NTE5AAAAIGx0Y2V0ZXN0a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5 '
                    'perflab.addr=eth1,10.213.1.11/24 perflab.addr=eth2,',
         '-drive', 'file=%s/disk.qcow2,if=virtio,format=qcow2,cache=unsafe' % d,
@@ -97,6 +98,15 @@ def test_qemu_argv_is_exact():
     ]
     kvm = lab_vm.qemu_argv(spec, hosts[1], image, KEY, 'kvm', loadvm='base')
     assert kvm[kvm.index('-accel') + 1] == 'kvm' and kvm[-2:] == ['-loadvm', 'base'] and '-cpu' in kvm
+
+
+def test_each_vm_has_a_machine_id_of_its_own():
+    spec = vm_spec()
+    hosts = lab_vm.plan_hosts(spec, None)[0]
+    ids = [lab_vm.machine_id(spec, h) for h in hosts]
+    assert len(set(ids)) == len(hosts) and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+    assert ids == [lab_vm.machine_id(spec, h) for h in hosts]  # the same at the next boot
+    assert 'systemd.machine_id=%s' % ids[0] in lab_vm.kernel_cmdline(spec, hosts[0], KEY).split()
 
 
 def test_only_a_base64_key_reaches_the_kernel_command_line():
