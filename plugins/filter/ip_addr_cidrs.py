@@ -28,6 +28,15 @@ options:
     description: The loop variable that names each result's interface.
     type: str
     default: __bonding_member
+  links:
+    description:
+      - The C(results) of a looped C(ip -j -d link show dev IFACE) over the same interfaces. When given, C(up)
+        comes from the link itself (an interface without an address of that scope is still seen up) and each
+        interface gets C(addr_gen_mode), its IPv6 address generation mode (V(eui64), V(none), V(stable_secret),
+        V(random)), which a network stack may change (systemd-networkd's C(LinkLocalAddressing=no) sets V(none)).
+    type: list
+    elements: dict
+    default: []
 '''
 
 EXAMPLES = r'''
@@ -47,7 +56,9 @@ EXAMPLES = r'''
 
 RETURN = r'''
 _value:
-  description: Interface name to C(up) (bool) and C(addresses) (C(address/prefix), empty for none).
+  description: >-
+    Interface name to C(up) (bool), C(addresses) (C(address/prefix), empty for none) and, with O(links),
+    C(addr_gen_mode).
   type: dict
 '''
 
@@ -56,25 +67,37 @@ import json
 from ansible.errors import AnsibleFilterError
 
 
-def ip_addr_cidrs(results, loop_var='__bonding_member'):
+def _json(res, name, what):
+    try:
+        return json.loads(res.get('stdout') or '[]')
+    except ValueError:
+        raise AnsibleFilterError('ip_addr_cidrs: the output for %s is not the JSON of %s: %r'
+                                 % (name, what, (res.get('stdout') or '')[:200]))
+
+
+def ip_addr_cidrs(results, loop_var='__bonding_member', links=None):
     out = {}
     for res in results or []:
         if res.get('skipped'):
             continue
         name = res.get(loop_var)
-        try:
-            links = json.loads(res.get('stdout') or '[]')
-        except ValueError:
-            raise AnsibleFilterError('ip_addr_cidrs: the output for %s is not the JSON of ip -j addr: %r'
-                                     % (name, (res.get('stdout') or '')[:200]))
         cidrs = []
         up = False
-        for link in links:
+        for link in _json(res, name, 'ip -j addr'):
             up = up or 'UP' in (link.get('flags') or [])
             for addr in link.get('addr_info', []):
                 if addr.get('local') and addr.get('prefixlen') is not None:
                     cidrs.append('%s/%d' % (addr['local'], int(addr['prefixlen'])))
         out[name] = {'up': up, 'addresses': cidrs}
+    for res in links or []:
+        name = res.get(loop_var)
+        if res.get('skipped') or name not in out:
+            continue
+        for link in _json(res, name, 'ip -j -d link'):
+            # `ip addr show ... scope global` lists no link at all for an interface without such an address
+            out[name]['up'] = 'UP' in (link.get('flags') or [])
+            if link.get('inet6_addr_gen_mode'):
+                out[name]['addr_gen_mode'] = link['inet6_addr_gen_mode']
     return out
 
 
