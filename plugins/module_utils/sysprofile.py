@@ -543,7 +543,7 @@ def collect(interface=None, runner=None, root='/', machine=None, release=None):
     data_nic = format_network(model, network['driver'], network['speed_mbps']) if interface else None
     if network['bond']:
         # the bond's members are the hardware: "balance-alb bond of 2 x <NIC> (driver, speed)"
-        members = [network_facts(name, runner, root, pci_devices) for name in network['bond']['members']]
+        members = [nic_hardware(name, runner, root, pci_devices) for name in network['bond']['members']]
         data_nic = format_bond(network['bond']['mode'], [format_network(m['_model'], m['driver'], m['speed_mbps'])
                                                          for m in members])
     # every NIC of the host (the seeds' Network row), the data NIC's own line where it is no PCI device (veth)
@@ -618,27 +618,35 @@ def network_facts(interface, runner, root='/', pci_devices=None):
     mode = (_read(root, sysfs + '/bonding/mode') or '').split()
     if mode:
         facts['bond'] = {'mode': mode[0], 'members': (_read(root, sysfs + '/bonding/slaves') or '').split()}
-    speed = (_read(root, sysfs + '/speed') or '').strip()
-    # -1 (or a read error) when the driver does not know the speed
-    if speed.isdigit() and int(speed) > 0:
-        facts['speed_mbps'] = int(speed)
-    driver_info = parse_ethtool_driver(_run_text(runner, ['ethtool', '-i', interface]) or '')
-    facts['driver'] = driver_info['driver']
-    if facts['driver'] is None:
-        link = os.path.join(root, sysfs.lstrip('/'), 'device', 'driver')
-        if os.path.islink(link):
-            facts['driver'] = os.path.basename(os.readlink(link))
-    if facts['speed_mbps'] is None:
-        facts['speed_mbps'] = parse_ethtool_speed(_run_text(runner, ['ethtool', interface]) or '')
+    facts.update(nic_hardware(interface, runner, root, pci_devices))
     features = _run_text(runner, ['ethtool', '-k', interface])
     facts['offloads'] = parse_ethtool_features(features) if features else None
     qdisc = _run_text(runner, ['tc', 'qdisc', 'show', 'dev', interface])
     facts['qdisc'] = parse_tc_qdisc(qdisc) if qdisc else None
+    return facts
+
+
+def nic_hardware(interface, runner, root='/', pci_devices=None):
+    """What the NIC behind ``interface`` is: ``{driver, speed_mbps, _model}`` (its PCI model, or None)."""
+    sysfs = '/sys/class/net/%s' % interface
+    hw = {'driver': None, 'speed_mbps': None, '_model': None}
+    speed = (_read(root, sysfs + '/speed') or '').strip()
+    # -1 (or a read error) when the driver does not know the speed
+    if speed.isdigit() and int(speed) > 0:
+        hw['speed_mbps'] = int(speed)
+    driver_info = parse_ethtool_driver(_run_text(runner, ['ethtool', '-i', interface]) or '')
+    hw['driver'] = driver_info['driver']
+    if hw['driver'] is None:
+        link = os.path.join(root, sysfs.lstrip('/'), 'device', 'driver')
+        if os.path.islink(link):
+            hw['driver'] = os.path.basename(os.readlink(link))
+    if hw['speed_mbps'] is None:
+        hw['speed_mbps'] = parse_ethtool_speed(_run_text(runner, ['ethtool', interface]) or '')
     address = driver_info['bus_info'] if _PCI_ADDRESS_RE.match(driver_info['bus_info'] or '') else None
     if address is None:
         device_link = os.path.join(root, sysfs.lstrip('/'), 'device')
         if os.path.islink(device_link):
             address = pci_address_from_path(os.path.realpath(device_link))
     if address:
-        facts['_model'] = pci_name(find_pci(pci_devices or [], address)) or _pci_name_from_sysfs(root, address)
-    return facts
+        hw['_model'] = pci_name(find_pci(pci_devices or [], address)) or _pci_name_from_sysfs(root, address)
+    return hw
