@@ -181,9 +181,19 @@ def netplan_configs(names, own_prefix=''):
     return [n for n in sorted(names) if n.endswith('.yaml') and not is_own(n, own_prefix)]
 
 
-def nm_connection(nmcli_rc, nmcli_out):
-    """The connection of ``nmcli -g GENERAL.CONNECTION device show IF`` ('' when none)."""
-    return nmcli_out.strip() if nmcli_rc == 0 else ''
+# nmcli's device state (C locale); "connected (externally)": NetworkManager found the device
+# configured by something else (an address set by hand or by a lab) and leaves it alone
+NM_EXTERNAL_STATE = '(connected (externally))'
+
+
+def nm_device(nmcli_rc, nmcli_out):
+    """The connection of ``nmcli -g GENERAL.STATE,GENERAL.CONNECTION device show IF`` ('' when none)
+    and whether NetworkManager only found the device configured (``external``): such a connection is
+    in memory, made up of what was there, and no profile of NetworkManager's configures the device."""
+    if nmcli_rc != 0:
+        return dict(connection='', external=False)
+    state, _sep, connection = nmcli_out.partition('\n')
+    return dict(connection=connection.strip(), external=state.strip().endswith(NM_EXTERNAL_STATE))
 
 
 def networkd_file(networkctl_rc, networkctl_out):
@@ -225,7 +235,7 @@ def interface_stack_reason(stack, evidence, interface):
     per = (ev.get('interfaces') or {}).get(interface) or {}
     if stack == 'netplan' and ev.get('configs'):
         return '/etc/netplan holds %s' % ', '.join(ev['configs'])
-    if stack == 'networkmanager' and per.get('connection'):
+    if stack == 'networkmanager' and per.get('connection') and not per.get('external'):
         return 'NetworkManager connection %s' % per['connection']
     if stack == 'networkd' and per.get('network_file'):
         return 'systemd-networkd file %s' % per['network_file']
@@ -303,7 +313,9 @@ class HostProbe(object):
         except (IOError, OSError):
             return ''
 
-    def run(self, argv):
+    def run(self, argv, environ_update=None):
+        if environ_update:
+            return self.module.run_command(argv, environ_update=environ_update)
         return self.module.run_command(argv)
 
     def which(self, name):
@@ -381,11 +393,13 @@ class HostProbe(object):
             running = rc == 0 and out.strip() == 'running'
         per = {}
         for name in interfaces:
-            connection = ''
-            if running:
-                connection = nm_connection(*self.run([nmcli, '-g', 'GENERAL.CONNECTION', 'device', 'show', name])[:2])
-            per[name] = dict(connection=connection)
+            per[name] = self.nm_device(nmcli, name) if running else dict(connection='', external=False)
         return dict(installed=bool(nmcli), running=running, interfaces=per)
+
+    def nm_device(self, nmcli, name):
+        """nm_device() of ``name`` (the state read in the C locale: its words are translated)."""
+        argv = [nmcli, '-g', 'GENERAL.STATE,GENERAL.CONNECTION', 'device', 'show', name]
+        return nm_device(*self.run(argv, environ_update=dict(LC_ALL='C'))[:2])
 
     def _probe_networkd(self, interfaces):
         networkctl = self.which('networkctl')

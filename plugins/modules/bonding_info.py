@@ -93,6 +93,17 @@ member_configs:
   returned: always
   type: dict
   sample: {eth1: [/etc/netplan/50-cloud-init.yaml], eth2: []}
+nm_external:
+  description:
+    - The O(members) NetworkManager shows as connected externally (configured by something else,
+      such as an address set by hand, which NetworkManager leaves alone). When such a member leaves a
+      NetworkManager bond, NetworkManager would take it over with its own default profile (DHCP) and
+      drop that address; the bonding role keeps it off them until their addresses are back.
+    - Their in-memory connections are not in RV(member_configs).
+  returned: always
+  type: list
+  elements: str
+  sample: [eth1]
 kernel_bonding:
   description: C(available) (a bond could be made in a throwaway namespace, or bonds exist) and C(reason).
   returned: always
@@ -155,7 +166,7 @@ class Finder(host_network.HostProbe):
                 files.append(self.path(directory, name))
         return [f for f in files if os.path.isfile(f)]
 
-    def member_configs(self, members):
+    def member_configs(self, members, nm_external=()):
         found = dict((m, []) for m in members)
         texts = [(f, self.read(f)) for f in self.config_files()]
         for member in members:
@@ -172,9 +183,20 @@ class Finder(host_network.HostProbe):
             if rc == 0:
                 for line in out.splitlines():
                     name, _sep, device = line.rpartition(':')
-                    if device in found and not name.startswith(self.module.params['own_prefix']):
+                    if device in found and device not in nm_external and not name.startswith(self.module.params['own_prefix']):
                         found[device].append('NetworkManager profile %s' % name.replace('\\:', ':'))
         return found
+
+    def nm_external(self, members):
+        """The members NetworkManager shows as connected externally: configured by something else,
+        which it leaves alone (an in-memory connection, no profile of its own)."""
+        nmcli = self.module.get_bin_path('nmcli')
+        if not nmcli or not members:
+            return []
+        rc, out, _err = self.run([nmcli, '-t', '-f', 'RUNNING', 'general'])
+        if rc != 0 or out.strip() != 'running':
+            return []
+        return [m for m in members if self.nm_device(nmcli, m)['external']]
 
     def management_of(self, links):
         # both rules, always: behind a port forward or NAT (a VM lab's 127.0.0.1:PORT) the inventory's
@@ -227,6 +249,7 @@ def main():
     links = finder.links()
     address, interface = finder.management_of(links)
     interfaces = finder.interfaces(links)
+    nm_external = finder.nm_external(module.params['members'])
     module.exit_json(
         changed=False,
         stack=stack,
@@ -235,7 +258,8 @@ def main():
         interfaces=interfaces,
         management_address=address,
         management_interface=interface,
-        member_configs=finder.member_configs(module.params['members']),
+        member_configs=finder.member_configs(module.params['members'], nm_external),
+        nm_external=nm_external,
         kernel_bonding=finder.kernel_bonding(system),
     )
 

@@ -180,12 +180,16 @@ interface_stacks:
   type: dict
   sample: {eth1: {stack: networkmanager, reason: NetworkManager connection Wired connection 1, managed_by: [networkmanager]}}
 stacks:
-  description: The evidence found of each stack tried (host wide, and per interface under C(interfaces)).
+  description:
+    - The evidence found of each stack tried (host wide, and per interface under C(interfaces)).
+    - "C(networkmanager): per interface its C(connection) and whether NetworkManager shows it connected
+      externally (C(external): configured by something else, an in-memory connection that NetworkManager
+      made of what it found); an external connection does not count as NetworkManager managing the interface."
   returned: always
   type: dict
   sample:
     netplan: {installed: true, configs: [50-cloud-init.yaml]}
-    networkmanager: {installed: true, running: true, interfaces: {eth1: {connection: Wired connection 1}}}
+    networkmanager: {installed: true, running: true, interfaces: {eth1: {connection: Wired connection 1, external: false}}}
     networkd: {running: false, interfaces: {eth1: {network_file: ""}}}
     ifupdown: {installed: false, interfaces_file: false, sources_dir: false}
     ifcfg: {directory: false, interfaces: {eth1: {ifcfg_file: ""}}}

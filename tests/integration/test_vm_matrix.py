@@ -25,8 +25,11 @@ from __future__ import annotations
 import json
 import os
 import time
+from types import SimpleNamespace
 
 import pytest
+
+from ansible_collections.perflab.network.plugins.module_utils import lab_vm
 
 from conftest import run_playbook
 from test_vm_lab import (data, firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them, iperf3,
@@ -83,15 +86,7 @@ def plays(tmp_path_factory):
 
 def monitor(lab, host, command):
     """An HMP command on the VM's monitor (set_link cuts a data link as a pulled cable does)."""
-    import socket
-    path = '/var/lib/perflab/%s/vms/%s/monitor.sock' % (lab.name, host)
-    s = socket.socket(socket.AF_UNIX)
-    s.connect(path)
-    s.settimeout(30)
-    s.recv(4096)
-    s.sendall(command.encode() + b'\n')
-    time.sleep(1)
-    s.close()
+    return lab_vm.monitor(SimpleNamespace(state_dir='/var/lib/perflab/%s' % lab.name), {'name': host}, command)
 
 
 @pytest.mark.parametrize('case', sorted(c for c in CASES if CASES[c]['bonding_mode'] != '802.3ad'))

@@ -22,7 +22,7 @@ from ansible_collections.perflab.network.plugins.module_utils import host_guard
 ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 ROLE = ROOT / 'roles' / 'bonding'
-COMMANDS = ('netplan', 'ip', 'networkctl', 'ifdown', 'ifup', 'nmcli', 'service', 'ifconfig')
+COMMANDS = ('netplan', 'ip', 'networkctl', 'ifdown', 'ifup', 'nmcli', 'service', 'ifconfig', 'sysctl')
 
 RENDER = '''
 - hosts: localhost
@@ -39,6 +39,8 @@ RENDER = '''
       loop: [netplan, networkmanager]
       vars:
         __bonding_stack: "{{ item }}"
+        # the members' run-time state as the role notes it (tasks/member-addresses.yml), with NetworkManager
+        __bonding_member_cidrs: "{{ nm_member_cidrs if item == 'networkmanager' else {} }}"
 '''
 
 
@@ -50,6 +52,9 @@ def scripts(tmp_path_factory):
         'ansible_python_interpreter': sys.executable, 'bonding_name': 'bond0', 'bonding_members': ['eth1', 'eth2'],
         'bonding_rollback_timeout': 0, '__bonding_state_dir': str(base / 'state'),
         '__bonding_file_prefix': 'perflab-bond0', '__bonding_nm_previous': ['Wired connection 1'],
+        # eth1: an address NetworkManager only found there (connected externally); eth2: its own profile
+        'nm_member_cidrs': {'eth1': {'addresses': ['10.0.9.11/24'], 'up': True, 'nm_external': True, 'addr_gen_mode': 'eui64'},
+                            'eth2': {'addresses': [], 'up': True, 'addr_gen_mode': 'none'}},
     }
     proc = subprocess.run([str(BIN / 'ansible-playbook'), '-i', 'localhost,', '-c', 'local', '-e', json.dumps(variables),
                            str(base / 'render.yml')], cwd=ROOT, capture_output=True, text=True,
@@ -74,7 +79,9 @@ def prepare(base, stack='netplan'):
     stubs.mkdir(exist_ok=True)
     for command in COMMANDS:
         stub = stubs / command
-        stub.write_text('#!/bin/sh\necho "%s $*" >> "%s"\n' % (command, base / 'calls.log'))
+        # (nmcli answers every question as a member found configured again would)
+        answer = 'echo "100 (connected (externally))"\n' if command == 'nmcli' else ''
+        stub.write_text('#!/bin/sh\necho "%s $*" >> "%s"\n%s' % (command, base / 'calls.log', answer))
         stub.chmod(0o755)
     if (base / 'calls.log').exists():
         (base / 'calls.log').unlink()
@@ -110,7 +117,15 @@ def test_confirmed_change_is_kept(scripts):
 
 
 def test_networkmanager_rollback_deletes_our_profiles_and_brings_the_old_one_up(scripts):
+    """A member NetworkManager had only found configured is kept off its autoconnect (which would take
+    it over with a DHCP profile and drop the address) until its address is back."""
     prepare(scripts, 'networkmanager')
     assert run(scripts).returncode == 0
-    assert calls(scripts) == ['nmcli connection delete perflab-bond0', 'nmcli connection delete perflab-bond0-eth1',
-                              'nmcli connection delete perflab-bond0-eth2', 'nmcli connection up Wired connection 1']
+    assert calls(scripts) == ['nmcli device set eth1 autoconnect no',
+                              'nmcli connection delete perflab-bond0', 'nmcli connection delete perflab-bond0-eth1',
+                              'nmcli connection delete perflab-bond0-eth2', 'nmcli connection up Wired connection 1',
+                              'ip link set dev eth1 up', 'ip addr replace 10.0.9.11/24 dev eth1',
+                              'nmcli -g GENERAL.STATE device show eth1',
+                              'nmcli device set eth1 autoconnect yes',
+                              'sysctl -q -w net/ipv6/conf/eth1/addr_gen_mode=0',
+                              'ip link set dev eth2 up', 'sysctl -q -w net/ipv6/conf/eth2/addr_gen_mode=1']

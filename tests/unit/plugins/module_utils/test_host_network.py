@@ -146,8 +146,18 @@ def test_stack_per_interface():
 
 
 def test_probe_outputs():
-    assert hn.nm_connection(0, 'Wired connection 1\n') == 'Wired connection 1'
-    assert hn.nm_connection(10, 'Error: Device not found\n') == ''
+    # real `LC_ALL=C nmcli -g GENERAL.STATE,GENERAL.CONNECTION device show IF` (NetworkManager 1.52)
+    assert hn.nm_device(0, '100 (connected)\nWired connection 1\n') == \
+        {'connection': 'Wired connection 1', 'external': False}
+    assert hn.nm_device(0, '100 (connected (externally))\neth1\n') == {'connection': 'eth1', 'external': True}
+    assert hn.nm_device(0, '30 (disconnected)\n\n') == {'connection': '', 'external': False}
+    assert hn.nm_device(0, '10 (unmanaged)\n\n') == {'connection': '', 'external': False}
+    assert hn.nm_device(10, "Error: Device 'nosuch' not found.\n") == {'connection': '', 'external': False}
+    # an address NetworkManager only found there is not its configuration
+    evidence = {'networkmanager': {'interfaces': {'eth1': {'connection': 'eth1', 'external': True},
+                                                  'eth2': {'connection': 'Wired connection 2', 'external': False}}}}
+    assert hn.interface_stack_reason('networkmanager', evidence, 'eth1') == ''
+    assert hn.interface_stack_reason('networkmanager', evidence, 'eth2') == 'NetworkManager connection Wired connection 2'
     status = ('\u25cf 2: eth2\n             Link File: /usr/lib/systemd/network/99-default.link\n'
               '          Network File: /etc/systemd/network/20-eth2.network\n                 State: routable\n')
     assert hn.networkd_file(0, status) == '/etc/systemd/network/20-eth2.network'
@@ -171,9 +181,10 @@ class FakeModule(object):
     def get_bin_path(self, name):
         return '/usr/bin/' + name if name in self.bins else None
 
-    def run_command(self, argv):
+    def run_command(self, argv, environ_update=None):
         argv = [a.replace('/usr/bin/', '') for a in argv]
         self.calls.append(argv)
+        self.environ = environ_update
         return self.answers.get(tuple(argv), (1, '', 'not faked'))
 
 
@@ -186,7 +197,7 @@ def test_probe_only_runs_what_is_asked(tmp_path):
         ('ip', '-j', 'addr', 'show'): (0, (FIXTURES / 'ip-j-addr-two-nets.json').read_text(), ''),
         ('ip', '-4', '-j', 'route', 'show', 'default'): (0, (FIXTURES / 'ip-j-route-default.json').read_text(), ''),
         ('nmcli', '-t', '-f', 'RUNNING', 'general'): (0, 'running\n', ''),
-        ('nmcli', '-g', 'GENERAL.CONNECTION', 'device', 'show', 'hc0'): (0, 'data\n', ''),
+        ('nmcli', '-g', 'GENERAL.STATE,GENERAL.CONNECTION', 'device', 'show', 'hc0'): (0, '100 (connected)\ndata\n', ''),
     }, bins={'ip', 'nmcli', 'netplan'})
     probe = hn.HostProbe(module, root=str(tmp_path), system='Linux')
     links = probe.links()
@@ -195,7 +206,7 @@ def test_probe_only_runs_what_is_asked(tmp_path):
     assert probe.management(links, ansible_host='192.0.2.1', use_default_route=False)['interfaces'] == []
     evidence = probe.stack_evidence(['networkmanager', 'ifupdown'], ['hc0'])
     assert set(evidence) == {'networkmanager', 'ifupdown'}
-    assert evidence['networkmanager']['interfaces'] == {'hc0': {'connection': 'data'}}
+    assert evidence['networkmanager']['interfaces'] == {'hc0': {'connection': 'data', 'external': False}}
     assert evidence['ifupdown'] == {'installed': False, 'interfaces_file': True, 'sources_dir': True}
     assert not [c for c in module.calls if c[0] in ('networkctl', 'netplan')]
     evidence = probe.stack_evidence(list(hn.STACK_ORDER), ['hc0'])
