@@ -187,14 +187,12 @@ class Finder(host_network.HostProbe):
                         found[device].append('NetworkManager profile %s' % name.replace('\\:', ':'))
         return found
 
-    def nm_external(self, members):
+    def nm_external(self, members, nm_running):
         """The members NetworkManager shows as connected externally: configured by something else,
-        which it leaves alone (an in-memory connection, no profile of its own)."""
-        nmcli = self.module.get_bin_path('nmcli')
-        if not nmcli or not members:
-            return []
-        rc, out, _err = self.run([nmcli, '-t', '-f', 'RUNNING', 'general'])
-        if rc != 0 or out.strip() != 'running':
+        which it leaves alone (an in-memory connection, no profile of its own). ``nm_running``: what
+        stacks() found (its networkmanager ``running``)."""
+        nmcli = self.which('nmcli')
+        if not nmcli or not nm_running:
             return []
         return [m for m in members if self.nm_device(nmcli, m)['external']]
 
@@ -249,7 +247,7 @@ def main():
     links = finder.links()
     address, interface = finder.management_of(links)
     interfaces = finder.interfaces(links)
-    nm_external = finder.nm_external(module.params['members'])
+    nm_external = finder.nm_external(module.params['members'], stacks['networkmanager']['running'])
     module.exit_json(
         changed=False,
         stack=stack,

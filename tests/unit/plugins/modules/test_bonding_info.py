@@ -37,7 +37,7 @@ class FakeModule(object):
 def test_a_member_networkmanager_only_found_configured_is_external_not_configured_elsewhere(tmp_path):
     module = FakeModule(NMCLI, {'nmcli'}, tmp_path)
     finder = bi.Finder(module)
-    external = finder.nm_external(['eth1', 'eth2'])
+    external = finder.nm_external(['eth1', 'eth2'], finder.stacks()['networkmanager']['running'])
     assert external == ['eth1']
     assert finder.member_configs(['eth1', 'eth2'], external) == {'eth1': [], 'eth2': ['NetworkManager profile Wired connection 2']}
     # the state's words are translated: read in the C locale
@@ -48,6 +48,6 @@ def test_a_member_networkmanager_only_found_configured_is_external_not_configure
 def test_without_networkmanager_running_no_member_is_external(tmp_path):
     stopped = dict(NMCLI)
     stopped[('nmcli', '-t', '-f', 'RUNNING', 'general')] = (0, 'stopped\n', '')
-    assert bi.Finder(FakeModule(stopped, {'nmcli'}, tmp_path)).nm_external(['eth1']) == []
-    assert bi.Finder(FakeModule(NMCLI, set(), tmp_path)).nm_external(['eth1']) == []
-    assert bi.Finder(FakeModule(NMCLI, {'nmcli'}, tmp_path)).nm_external([]) == []
+    for answers, bins, members in ((stopped, {'nmcli'}, ['eth1']), (NMCLI, set(), ['eth1']), (NMCLI, {'nmcli'}, [])):
+        finder = bi.Finder(FakeModule(answers, bins, tmp_path))
+        assert finder.nm_external(members, finder.stacks()['networkmanager']['running']) == []
