@@ -46,7 +46,7 @@ def planned_record(item, status, reason, run_id=None, suite_name=None):
     # built on the controller: no host facts (MTU) of the controller end up in it
     rec = records.new_record(params, item['tool'], test, protocol, direction, item['test_id'],
                              options=tool.given_options(test_params), parallel=tool.effective_parallel(test_params),
-                             notes=tool.notes(test_params))
+                             notes=tool.notes(test_params), reading=tool.reading(test_params))
     return records.finish_record(rec, None, status, error=reason)
 
 

@@ -81,7 +81,7 @@ def _host_side(name, address, interface, mtu=None, link_mbps=None):
 
 
 def new_record(params, tool, test, protocol, direction, test_id, options=None, tool_version='', client_mtu=None,
-               server_mtu=None, parallel=None, notes=None, client_speed=None):
+               server_mtu=None, parallel=None, notes=None, client_speed=None, reading=None):
     """A fresh record with identity / what / where filled from the module's common params.
 
     ``params`` is the module's ``params`` (TEST_COMMON_ARGS keys; missing keys are fine).
@@ -89,7 +89,8 @@ def new_record(params, tool, test, protocol, direction, test_id, options=None, t
     when it differs from what ``params`` asked; ``notes``: what the record must say beside its
     values (an option the tool ignored, a server that hit its limit); ``client_speed``: the Mbit/s the
     kernel reports for the client's interface, used as ``client.link_mbps`` unless ``params`` give
-    ``link_mbps`` (a shaped link, a slower path).
+    ``link_mbps`` (a shaped link, a slower path); ``reading``: whose count the primary metric of a
+    one-way transfer is, ``{side: sender|receiver, host: client|server}`` (the tool's ``reading``), else None.
     ``options`` are the module's test options as given (copied). No I/O: host facts
     such as the interfaces' MTU are passed in (the runner reads them on the host that
     runs the test; a record built on the controller for a skipped test has none).
@@ -117,6 +118,7 @@ def new_record(params, tool, test, protocol, direction, test_id, options=None, t
         'test': test,
         'protocol': protocol,
         'direction': direction,
+        'reading': copy.deepcopy(reading) if reading else None,
         'parallel': int(parallel if parallel is not None else (params.get('parallel') or 1)),
         'duration_s': float(duration) if duration is not None else None,
         'options': copy.deepcopy(options) if options else {},

@@ -94,7 +94,7 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
                             options=tool.given_options(params), tool_version=version,
                             client_mtu=nic_host.interface_mtu(interface) if interface else None,
                             parallel=tool.effective_parallel(params), notes=tool.notes(params),
-                            client_speed=nic_host.interface_speed_mbps(interface) if interface else None)
+                            reading=tool.reading(params), client_speed=nic_host.interface_speed_mbps(interface) if interface else None)
     rec.set_commands(record, argvs)
     rec.set_primary(record, tool.primary(params))
 

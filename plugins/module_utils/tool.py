@@ -115,6 +115,10 @@ def test_id(tool, test, parallel=1, processes=1, options=None):
     return '/'.join(parts)
 
 
+# the rates a record's reading can name (the primary metric of a transfer) and the side each counts
+READING_METRICS = {'throughput_mbps': None, 'throughput_sent_mbps': 'sender', 'throughput_received_mbps': 'receiver'}
+
+
 class Tool(object):
     """A benchmark tool. Subclasses set the class attributes and override what differs."""
 
@@ -151,6 +155,9 @@ class Tool(object):
     report_tests = {}
     report_options = {}
     report_parallel = None
+    # whose count a transfer test's throughput_mbps is: 'receiver' (what arrived: iperf3's end sums, netperf's
+    # streams, nuttcp) or 'client' (the client's own count: what it wrote, or read with a reverse test)
+    throughput_count = 'receiver'
 
     # --- ports -----------------------------------------------------------------------
     def plan_base(self):
@@ -286,6 +293,23 @@ class Tool(object):
     def primary(self, params):
         return self.tests[params.get('test') or self.default_test].primary
 
+    def reading(self, params):
+        """The record's ``reading``: whose count the primary metric of a one-way transfer is,
+        ``{side: sender|receiver, host: client|server}``; None for the tests that rank by anything else
+        (latency, transactions, connections) and for bidirectional ones (both ends send and receive)."""
+        primary = self.primary(params)
+        direction = self.record_test(params)[2]
+        if primary not in READING_METRICS or direction == 'bidirectional':
+            return None
+        if primary != 'throughput_mbps':
+            side = READING_METRICS[primary]
+        elif self.throughput_count == 'client':
+            side = 'sender' if direction == 'client_to_server' else 'receiver'
+        else:
+            side = 'receiver'
+        host = 'client' if (side == 'sender') == (direction == 'client_to_server') else 'server'
+        return {'side': side, 'host': host}
+
     def effective_parallel(self, params):
         """The streams/threads the tool really runs (a tool version may ignore the option)."""
         return int(params.get('parallel') or 1)
@@ -318,9 +342,13 @@ class Tool(object):
             if name not in named:
                 continue
             value = named[name]
-            template = self.report_options.get(name) or (name.replace('_', ' ').title() + ': %s')
+            template = self.report_options.get(name)
+            if template is None:
+                template = name.replace('_', ' ').title() + ': %s'
             text = '%g' % value if isinstance(value, float) else ('' if value is True else str(value))
-            phrases.append(template % text if '%s' in template else template)
+            phrase = template % text if '%s' in template else template
+            if phrase:   # '' names no phrase: the option is said elsewhere (the report's metric)
+                phrases.append(phrase)
         return phrases
 
     def report_parallel_phrase(self, parallel, processes=1):

@@ -73,6 +73,15 @@ options:
   congestion:
     description: TCP congestion control algorithm (C(-C)), for example V(cubic) or V(bbr).
     type: str
+  reading:
+    description:
+      - Whose count ranks the test (the record's C(primary) metric and its C(reading)). V(receiver) is what
+        arrived (C(throughput_mbps), the receiver's end sum); V(sender) is what the sender sent
+        (C(throughput_sent_mbps), the line the Phoronix pts/iperf profile reads). Both are always in the
+        record's metrics. Not for V(tcp_bidir).
+    type: str
+    choices: [receiver, sender]
+    default: receiver
   iperf3_path:
     description: The iperf3 executable. Default C(iperf3) found on PATH or in the usual bin directories.
     type: path

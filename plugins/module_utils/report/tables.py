@@ -46,7 +46,7 @@ TESTS_COLUMNS = ('test_id', 'test', 'configuration', 'metric', 'unit', 'better',
                  'change_percent', 'p_value', 'significant', 'best', 'baseline', 'link_mbps', 'link_percent')
 
 # the metrics whose value is a share of a link's speed (percent of link speed beside them)
-LINK_SHARE_METRICS = ('throughput_mbps',)
+LINK_SHARE_METRICS = ('throughput_mbps', 'throughput_sent_mbps', 'throughput_received_mbps')
 
 METRICS_COLUMNS = ('test_id', 'test', 'configuration', 'metric', 'unit', 'better', 'n', 'mean',
                    'stdev', 'min', 'max')

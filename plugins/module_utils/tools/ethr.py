@@ -34,6 +34,7 @@ class Ethr(Tool):
     report_options = {'buffer_length': 'Buffer Length: %s', 'rate_mbps': '%s Mbit Objective',
                       'iterations': 'Iterations: %s', 'gap': 'Gap: %s', 'warmup': 'Warm-up: %s'}
     report_parallel = 'Threads'
+    throughput_count = 'client'   # the client counts what it writes (reads with -r)
     client_executable = 'ethr'
     server_executable = 'ethr'
     default_port = 8888

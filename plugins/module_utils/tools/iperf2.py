@@ -38,6 +38,7 @@ class Iperf2(Tool):
                     'tcp_bidir': 'TCP Bidirectional', 'udp_stream': 'UDP'}
     report_options = {'bitrate': '%s Mbit Objective', 'window': 'Window: %s', 'mss': 'MSS: %s', 'length': 'Length: %s'}
     report_parallel = 'Parallel'
+    throughput_count = 'client'   # the client's own rate: what it wrote (read with -R)
     client_executable = 'iperf'
     server_executable = 'iperf'
     default_port = 5001

@@ -25,7 +25,10 @@ class Iperf3(Tool):
     report_tests = {'tcp_stream': 'TCP', 'tcp_maerts': 'TCP Reverse (Server To Client)',
                     'tcp_bidir': 'TCP Bidirectional', 'udp_stream': 'UDP'}
     report_options = {'bitrate': '%s Mbit Objective', 'omit': 'Omit: %s Seconds', 'window': 'Window: %s',
-                      'mss': 'MSS: %s', 'zerocopy': 'Zero Copy', 'length': 'Length: %s', 'congestion': 'Congestion: %s'}
+                      'mss': 'MSS: %s', 'zerocopy': 'Zero Copy', 'length': 'Length: %s', 'congestion': 'Congestion: %s',
+                      # the side is the report's metric (throughput_sent_mbps) and the record's reading, not
+                      # the title: a suite in the Phoronix profiles' terms keeps their title
+                      'reading': ''}
     report_parallel = 'Parallel'
     client_executable = 'iperf3'
     server_executable = 'iperf3'
@@ -50,6 +53,10 @@ class Iperf3(Tool):
         'length': Option('str', in_id=True),
         'connect_timeout': Option('int', low=1, high=600000),
         'congestion': Option('str', in_id=True),
+        # whose count ranks the test: the receiver's end sum (ours), or the sender's (the pts/iperf profile reads
+        # the client's "sender" line); both are always in the record's metrics
+        'reading': Option('str', default='receiver', choices=['receiver', 'sender'],
+                          tests=['tcp_stream', 'tcp_maerts', 'udp_stream'], in_id=True),
     }
 
     def standalone_openings(self, settings):
@@ -57,6 +64,9 @@ class Iperf3(Tool):
 
     def option_errors(self, params):
         errors = udp_bitrate_errors(params)
+        if params.get('reading') == 'sender' and params['test'] == 'tcp_bidir':
+            errors.append('reading sender applies to tcp_stream, tcp_maerts and udp_stream only, not tcp_bidir '
+                          '(both ends send)')
         if params['test'] == 'udp_stream' and params.get('mss') is not None:
             errors.append('mss applies to the TCP tests only, not udp_stream')
         errors += size_errors(params)
@@ -68,6 +78,11 @@ class Iperf3(Tool):
     def range_errors(self, params):
         # bitrate's range is checked with its unit in option_errors
         return [error for error in Tool.range_errors(self, params) if not error.startswith('bitrate ')]
+
+    def primary(self, params):
+        if params.get('reading') == 'sender':
+            return 'throughput_sent_mbps'
+        return Tool.primary(self, params)
 
     def parse_version(self, text):
         return parse_iperf3.parse_version(text)

@@ -28,9 +28,10 @@ HOSTS = {'lab1': {'data_address': '10.0.1.11', 'data_interface': 'data0'},
 def test_phoronix_network_matches_the_seeds_matrix_test_for_test():
     # ../shared/reference/TOOLS.md, "The seeds' test matrix"
     expected = (
-        ['iperf3/tcp_stream/parallel=%d' % p for p in (1, 5, 20)]
+        # TCP ranked by the sender's count, as pts/iperf read it (test_seed_studies.py)
+        ['iperf3/tcp_stream/reading=sender/parallel=%d' % p for p in (1, 5, 20)]
         + ['iperf3/udp_stream/bitrate=1000/parallel=%d' % p for p in (5, 10, 20)]
-        + ['netperf/%s/parallel=1' % t for t in ('tcp_stream', 'tcp_maerts', 'tcp_rr', 'udp_rr', 'udp_stream', 'tcp_crr')]
+        + ['netperf/%s/parallel=1' % t for t in ('tcp_maerts', 'tcp_stream', 'tcp_rr', 'udp_rr', 'udp_stream', 'tcp_crr')]
         + ['nuttcp/tcp_stream/parallel=1']
         # the record's normalized test names, as the ethr module names them ad hoc
         # ethr 1.0 runs latency over one connection whatever -n says: the seeds' six are one test
@@ -45,7 +46,8 @@ def test_phoronix_network_matches_the_seeds_matrix_test_for_test():
     assert [t['test_id'] for t in tests] == expected
     assert notes == ['ethr latency runs 1 connection(s) whatever parallel says: parallel 1, 2, 8, 16, 32, 64 '
                      'make one test, recorded with parallel 1']
-    assert {t['duration'] for t in tests} == {60}
+    # each profile's own duration: pts/nuttcp -T30, pts/ethr -d 10s, the rest 60 s
+    assert {(t['tool'], t['duration']) for t in tests} == {('iperf3', 60), ('netperf', 60), ('nuttcp', 30), ('ethr', 10)}
     assert {t['repetitions'] for t in tests} == {1}
     assert [t['optional'] for t in tests if t['test'] == 'http'] == [True, True]
     assert not any(t['optional'] for t in tests if t['test'] != 'http')
@@ -68,7 +70,8 @@ def test_quick_has_every_tool_and_short_tests():
 
 def test_overrides_apply_to_every_test():
     tests = s.expand_suite(load('phoronix-network'), duration=5, repetitions=3, parallel=[2], tools=['iperf3'])
-    assert [t['test_id'] for t in tests] == ['iperf3/tcp_stream/parallel=2', 'iperf3/udp_stream/bitrate=1000/parallel=2']
+    assert [t['test_id'] for t in tests] == ['iperf3/tcp_stream/reading=sender/parallel=2',
+                                             'iperf3/udp_stream/bitrate=1000/parallel=2']
     assert {(t['duration'], t['repetitions']) for t in tests} == {(5, 3)}
 
 

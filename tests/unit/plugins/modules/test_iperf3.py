@@ -5,6 +5,8 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import json
+
 import pytest
 
 from ansible_collections.perflab.network.plugins.modules import iperf3
@@ -56,7 +58,30 @@ def test_default_tcp_stream(tools, capsys):
     assert record['processes'] is None and record['nic'] is None
     assert record['raw'] == fixture('3.12/tcp.json')
     assert (record['started_at'], record['ended_at']) == ('2026-11-29T18:00:01.000Z', '2026-11-29T18:00:03.000Z')
-    assert record['options'] == {'test': 'tcp_stream', 'omit': 0, 'zerocopy': False}
+    assert record['options'] == {'test': 'tcp_stream', 'omit': 0, 'zerocopy': False, 'reading': 'receiver'}
+    # what ranks the test: the receiver's count, on the server
+    assert record['reading'] == {'side': 'receiver', 'host': 'server'}
+
+
+@pytest.mark.parametrize('test, name, host', [
+    ('tcp_stream', '3.12/tcp.json', 'client'),
+    ('tcp_maerts', '3.12/tcp-R.json', 'server'),
+])
+def test_sender_reading_ranks_by_the_senders_count(tools, capsys, test, name, host):
+    # the pts/iperf profile reads the client's "sender" line: reading=sender makes that the primary metric
+    tools([fixture(name)])
+    record = run_module({'server': '10.201.1.2', 'duration': 2, 'test': test, 'reading': 'sender'},
+                        capsys)['perflab_result'][0]
+    assert record['primary'] == 'throughput_sent_mbps'
+    assert record['reading'] == {'side': 'sender', 'host': host}
+    assert record['test_id'] == 'iperf3/%s/reading=sender/parallel=1' % test
+    data = json.loads(fixture(name))
+    assert record['metrics']['throughput_sent_mbps']['value'] == pytest.approx(
+        data['end']['sum_sent']['bits_per_second'] / 1e6)
+    # the receiver's count stays in the record beside it, and differs from the sender's
+    assert record['metrics']['throughput_mbps']['value'] == pytest.approx(
+        data['end']['sum_received']['bits_per_second'] / 1e6)
+    assert record['metrics']['throughput_mbps']['value'] != record['metrics']['throughput_sent_mbps']['value']
 
 
 def test_maerts_with_every_option(tools, capsys):
@@ -218,6 +243,8 @@ def test_not_installed(tools, capsys):
     ({'congestion': 'BBR x'}, 'congestion must be an algorithm name'),
     ({'omit': 601}, 'omit must be between 0 and 600, got 601'),
     ({'mss': 20}, 'mss must be between 88 and 9216, got 20'),
+    ({'test': 'tcp_bidir', 'reading': 'sender'}, 'reading sender applies to tcp_stream, tcp_maerts and udp_stream only'),
+    ({'reading': 'client'}, 'value of reading must be one of: receiver, sender, got: client'),
     ({'processes': 2, 'port': 65535}, 'port + processes - 1 must be at most 65535'),
     ({'nic_interface': 'nosuchif0'}, 'nic_interface nosuchif0 does not exist on this host'),
     ({'test': 'sctp_stream'}, 'value of test must be one of: tcp_bidir, tcp_maerts, tcp_stream, udp_stream, '
