@@ -23,7 +23,9 @@ description:
     cover every configuration of a study (stock_vs_tuned's stock and tuned count as one study); without it
     the line shows only the running count, as C([12]).
   - At the end of the playbook writes C(<results_dir>/<run_id>.xlsx) (Summary, one sheet per test,
-    Systems, Intervals, Raw; see the collection's docs/reports.md) and prints a text summary.
+    Systems, Intervals, Raw; see the collection's docs/reports.md), beside it the same results as plain
+    text and Markdown (C(<run_id>.txt) and C(<run_id>.md), a block per test, a line and a bar per
+    configuration), and prints the text summary.
   - Under ansible-runner (and so in AWX), which names the job's artifact directory in E(AWX_ISOLATED_DATA_DIR), also
     copies the result files into C(<artifact dir>/perflab_results/) at the end (see O(runner_artifacts)).
     C(ansible-runner worker) streams that directory back to the C(ansible-runner process) side, so the files
@@ -544,7 +546,7 @@ class CallbackModule(CallbackBase):
         dest_dir = os.path.join(artifact_dir, RUNNER_ARTIFACTS_SUBDIR)
         copied = []
         try:
-            for source in (path, stem + '.xlsx'):
+            for source in (path, stem + '.xlsx', stem + '.txt', stem + '.md'):
                 if os.path.isfile(source):
                     if not os.path.isdir(dest_dir):
                         os.makedirs(dest_dir)
@@ -573,9 +575,11 @@ class CallbackModule(CallbackBase):
                 self._warn_once('openpyxl is not installed on the controller: no workbook written '
                                 '(pip install openpyxl, then run playbooks/report.yml on %s)' % path)
         try:
+            # the text and Markdown views need no openpyxl: written beside the workbook whenever one is asked for
             _report, result = build.build_report([path], workbook_path=workbook_path,
                                                  baseline=self.get_option('baseline'),
-                                                 compare=self.get_option('compare'))
+                                                 compare=self.get_option('compare'),
+                                                 views_stem=stem if self.get_option('workbook') else None)
         except Exception as exc:  # pylint: disable=broad-except
             self._reports_failed.append(path)
             self._display.error('perflab.network.results: the report of %s failed (%s: %s); the results are safe '
@@ -587,4 +591,6 @@ class CallbackModule(CallbackBase):
         lines = ['perflab results: %s' % path]
         if result['workbook']:
             lines.append('perflab workbook: %s' % result['workbook'])
+        if result['views']:
+            lines.append('perflab result views: %s' % ', '.join(result['views']))
         self._display.display('\n'.join(lines))

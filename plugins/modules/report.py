@@ -34,7 +34,9 @@ options:
     elements: path
     required: true
   dest:
-    description: The workbook to write, an C(.xlsx) path. Its directory is created when missing.
+    description:
+      - The workbook to write, an C(.xlsx) path. Its directory is created when missing.
+      - The text and Markdown views (RV(views)) are written beside it, with C(.txt) and C(.md) for C(.xlsx).
     type: path
     required: true
   exports:
@@ -143,6 +145,15 @@ exports:
   type: list
   elements: str
   sample: [results/stock-vs-tuned-summary.csv, results/stock-vs-tuned-raw.csv, results/stock-vs-tuned.json]
+views:
+  description:
+    - The same results as plain text and as Markdown, next to the workbook (O(dest) with C(.txt) and C(.md)):
+      a block per test (title, unit, whether higher or lower is better), a line per configuration with its
+      mean, its standard deviation and a bar; to paste into an article or a ticket.
+  returned: always
+  type: list
+  elements: str
+  sample: [results/stock-vs-tuned.txt, results/stock-vs-tuned.md]
 files:
   description: The result files read, in order.
   returned: always
@@ -317,12 +328,13 @@ def main():
                                    group_by=params['group_by'], title=params['title'],
                                    compare=build.compare_map(params['compare']), systems=params['systems'])
             result = {'workbook': dest, 'exports': export_paths(stem, formats, params['intervals']),
+                      'views': [dest[:-len('.xlsx')] + suffix for suffix in ('.txt', '.md')],
                       'sheets': [], 'charts': 0, 'truncated': [], 'summary': text.render(report)}
         else:
             report, result = build.build_report(
                 paths, workbook_path=dest, export_stem=stem, formats=formats, baseline=params['baseline'],
                 group_by=params['group_by'], intervals=params['intervals'], title=params['title'],
-                compare=params['compare'], systems=params['systems'])
+                compare=params['compare'], systems=params['systems'], views_stem=dest[:-len('.xlsx')])
     except store.SchemaError as exc:
         module.fail_json(msg=str(exc), files=paths)
     except (IOError, OSError) as exc:
@@ -342,6 +354,7 @@ def main():
         changed=True,
         workbook=result['workbook'],
         exports=result['exports'],
+        views=result['views'],
         files=paths,
         configurations=list(report.columns),
         baseline=report.baseline,

@@ -40,20 +40,21 @@ def compare_map(value):
 
 
 def build_report(paths, workbook_path=None, export_stem=None, formats=exports.FORMATS, baseline=None,
-                 group_by='config', intervals=True, title=None, compare=None, systems='tested'):
+                 group_by='config', intervals=True, title=None, compare=None, systems='tested', views_stem=None):
     """Read ``paths`` and write what is asked.
 
     ``workbook_path``: the .xlsx to write (None: no workbook). ``export_stem``:
-    path prefix of the CSV/JSON exports (None: no exports). Returns
-    ``(report, result)`` where ``result`` is ``{workbook, exports, sheets,
-    charts, truncated, summary, overview}``.
+    path prefix of the CSV/JSON exports (None: no exports). ``views_stem``: path
+    prefix of the text and Markdown views, ``<stem>.txt`` and ``<stem>.md``
+    (None: none written). Returns ``(report, result)`` where ``result`` is
+    ``{workbook, exports, views, sheets, charts, truncated, summary, overview}``.
     Raises ``store.SchemaError`` for a file written with an unknown schema major.
     """
     source = store.ResultFiles(paths)
     report = tables.Report(source, baseline=baseline, group_by=group_by, title=title, compare=compare_map(compare),
                            systems=systems)
-    result = {'workbook': None, 'exports': [], 'sheets': [], 'charts': 0, 'truncated': []}
-    for target in (workbook_path, export_stem):
+    result = {'workbook': None, 'exports': [], 'views': [], 'sheets': [], 'charts': 0, 'truncated': []}
+    for target in (workbook_path, export_stem, views_stem):
         if target:
             directory = os.path.dirname(os.path.abspath(target))
             if not os.path.isdir(directory):
@@ -68,6 +69,8 @@ def build_report(paths, workbook_path=None, export_stem=None, formats=exports.FO
         result['truncated'] = info['truncated']
     if export_stem and formats:
         result['exports'] = exports.write_exports(report, export_stem, formats=formats, intervals=intervals)
+    if views_stem:
+        result['views'] = text.write_views(report, views_stem)
     result['summary'] = text.render(report)
     result['overview'] = report.overview()
     return report, result

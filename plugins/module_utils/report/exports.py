@@ -33,7 +33,7 @@ def _csv_value(value):
     return value
 
 
-class _AtomicFile(object):
+class AtomicFile(object):
     """A text file written under a temporary name and renamed into place when complete."""
 
     def __init__(self, path):
@@ -70,7 +70,7 @@ def write_csv(report, stem, intervals=True):
     tables = list(report.tables()) + _streamed_tables(report, intervals)
     for name, columns, rows in tables:
         path = '%s-%s.csv' % (stem, name)
-        with _AtomicFile(path) as handle:
+        with AtomicFile(path) as handle:
             writer = csv.writer(handle)
             writer.writerow(columns)
             for row in rows:
@@ -82,7 +82,7 @@ def write_csv(report, stem, intervals=True):
 def write_json(report, stem, intervals=True):
     """Write every table into one JSON document, streaming the long tables; returns its path."""
     path = '%s.json' % stem
-    with _AtomicFile(path) as handle:
+    with AtomicFile(path) as handle:
         handle.write('{"schema": %s,\n"overview": %s,\n"notes": %s,\n"tables": {' % (
             json.dumps(EXPORT_SCHEMA), json.dumps(report.overview(), ensure_ascii=False),
             json.dumps(report.summary_notes(), ensure_ascii=False)))

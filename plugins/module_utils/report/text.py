@@ -3,18 +3,24 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The text summary, in the seeds' style: a block per test, a bar per configuration.
+"""The result views in the seeds' shape, plain text and Markdown: a block per test (its title, unit and
+direction), a line per configuration with its value, its spread and a bar.
 
 ::
 
     iPerf 3.12 - TCP - Parallel: 5
     Mbit/s, higher is better
-      Debian 12 stock ... 9412.30 |########################################
-      Debian 12 tuned ... 9603.10 |#########################################  +2.0% *
+      Debian 12 stock ... 9412.30 ± 12.10 |########################################
+      Debian 12 tuned ... 9603.10 ±  8.40 |#########################################  +2.0% *
+
+Both renderings come from the same rows (``test_rows``), so the text, the Markdown and the workbook's
+numbers (the test sheets' Mean and Stdev) are the same figures.
 """
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
+
+from ansible_collections.perflab.network.plugins.module_utils.report import exports
 
 BAR_WIDTH = 50
 
@@ -33,53 +39,109 @@ def _bar(value, largest, width):
     return '#' * max(1, int(round(width * value / largest)))
 
 
-def render(report, bar_width=BAR_WIDTH):
-    """The whole summary as one string (ends with a newline)."""
-    lines = []
-    lines.append(report.title)
-    lines.append('%d configuration(s), baseline %s; %d test(s); %d run(s): %d ok, %d failed, %d skipped'
-                 % (len(report.columns), ', '.join(report.baselines) or report.baseline or '-', len(report.tests),
-                    report.records, report.ok, report.failed, report.skipped))
-    several = len(report.baselines) > 1
+def _header_lines(report):
+    lines = ['%d configuration(s), baseline %s; %d test(s); %d run(s): %d ok, %d failed, %d skipped'
+             % (len(report.columns), ', '.join(report.baselines) or report.baseline or '-', len(report.tests),
+                report.records, report.ok, report.failed, report.skipped)]
     if report.others:
         lines.append("Change vs %s; * = significant (Welch's t-test, p < 0.05, both with >= 2 runs)"
-                     % ('each configuration\'s own baseline (%s)' % report.compare_text() if several
-                        else 'the baseline'))
-    for problem in report.problems:
-        lines.append('skipped %s' % problem)
-    for warning in report.warnings:
-        lines.append('warning: %s' % warning)
+                     % ('each configuration\'s own baseline (%s)' % report.compare_text()
+                        if len(report.baselines) > 1 else 'the baseline'))
+    lines.append('Value: the mean of the successful runs, +/- their standard deviation (with 2 runs or more)')
+    lines += ['skipped %s' % problem for problem in report.problems]
+    lines += ['warning: %s' % warning for warning in report.warnings]
+    return lines
+
+
+def test_rows(report, test, bar_width=BAR_WIDTH):
+    """One dict per configuration of ``test`` that has records: ``label``, ``value`` and ``spread`` (text, ''
+    without), ``bar``, ``notes`` (change, share of the link, failed and skipped runs), or ``problem`` (the
+    FAILED/SKIPPED text) when no run succeeded."""
+    several = len(report.baselines) > 1
+    present = [column for column in test.columns if column.present]
+    means = [column.mean for column in present if column.mean is not None]
+    largest = max(means) if means else None
+    rows = []
+    for column in present:
+        row = {'label': column.label, 'value': '', 'spread': '', 'bar': '', 'notes': [], 'problem': None}
+        problems = column.failed + column.skipped
+        if column.mean is None:
+            error = ('; '.join(column.errors))[:120]
+            row['problem'] = '%s (%d of %d runs)%s' % ('FAILED' if column.failed else 'SKIPPED', problems,
+                                                         problems + column.runs, (': ' + error) if error else '')
+            rows.append(row)
+            continue
+        row['value'] = format_value(column.mean)
+        if column.summary.get('stdev') is not None and column.runs > 1:
+            row['spread'] = format_value(column.summary['stdev'])
+        row['bar'] = _bar(column.mean, largest, bar_width)
+        if column.change_percent is not None:
+            row['notes'].append('%+.1f%%%s%s' % (column.change_percent, ' *' if column.significant else '',
+                                                 (' vs %s' % column.baseline) if several else ''))
+        if column.link_percent is not None:
+            row['notes'].append('[%.0f%% of %s Mbit/s link]' % (column.link_percent, format_value(column.link_mbps)))
+        if column.failed:
+            row['notes'].append('(%d failed)' % column.failed)
+        if column.skipped:
+            row['notes'].append('(%d skipped)' % column.skipped)
+        rows.append(row)
+    return rows
+
+
+def render(report, bar_width=BAR_WIDTH):
+    """The plain-text view as one string (ends with a newline)."""
+    lines = [report.title] + _header_lines(report)
     for test in report.tests:
-        lines.append('')
-        lines.append(test.title)
-        lines.append(test.units_line)
-        present = [column for column in test.columns if column.present]
-        label_width = max([len(column.label) for column in present] + [8]) + 4
-        value_width = max([len(format_value(column.mean)) for column in present] + [1])
-        means = [column.mean for column in present if column.mean is not None]
-        largest = max(means) if means else None
-        for column in present:
-            dots = ' ' + '.' * (label_width - len(column.label) - 1)
-            problems = column.failed + column.skipped
-            if column.mean is None:
-                error = ('; '.join(column.errors))[:120]
-                lines.append('  %s%s %s (%d of %d runs)%s' % (
-                    column.label, dots, 'FAILED' if column.failed else 'SKIPPED', problems,
-                    problems + column.runs, (': ' + error) if error else ''))
+        lines += ['', test.title, test.units_line]
+        rows = test_rows(report, test, bar_width)
+        label_width = max([len(row['label']) for row in rows] + [8]) + 4
+        value_width = max([len(row['value']) for row in rows] + [1])
+        spread_width = max([len(row['spread']) for row in rows] + [0])
+        for row in rows:
+            dots = ' ' + '.' * (label_width - len(row['label']) - 1)
+            if row['problem']:
+                lines.append('  %s%s %s' % (row['label'], dots, row['problem']))
                 continue
-            line = '  %s%s %s |%s' % (column.label, dots, format_value(column.mean).rjust(value_width),
-                                      _bar(column.mean, largest, bar_width))
-            notes = []
-            if column.change_percent is not None:
-                notes.append('%+.1f%%%s%s' % (column.change_percent, ' *' if column.significant else '',
-                                              (' vs %s' % column.baseline) if several else ''))
-            if column.link_percent is not None:
-                notes.append('[%.0f%% of %s Mbit/s link]' % (column.link_percent, format_value(column.link_mbps)))
-            if column.failed:
-                notes.append('(%d failed)' % column.failed)
-            if column.skipped:
-                notes.append('(%d skipped)' % column.skipped)
-            if notes:
-                line = line.ljust(label_width + value_width + bar_width + 6) + '  ' + ' '.join(notes)
+            spread = (' ± %s' % row['spread'].rjust(spread_width) if row['spread'] else
+                      ' ' * (spread_width + 3)) if spread_width else ''
+            line = '  %s%s %s%s |%s' % (row['label'], dots, row['value'].rjust(value_width), spread, row['bar'])
+            if row['notes']:
+                line = line.ljust(label_width + value_width + len(spread) + bar_width + 6) + '  ' + ' '.join(row['notes'])
             lines.append(line.rstrip())
     return '\n'.join(lines) + '\n'
+
+
+def _md(text):
+    """``text`` as it may stand in a Markdown table cell."""
+    return str(text).replace('\\', '\\\\').replace('|', '\\|').replace('\n', ' ')
+
+
+def render_markdown(report, bar_width=BAR_WIDTH):
+    """The Markdown view: a heading per test, its unit and direction, a table row per configuration."""
+    lines = ['# %s' % _md(report.title), '']
+    lines += ['%s  ' % _md(line) for line in _header_lines(report)]
+    for test in report.tests:
+        lines += ['', '## %s' % _md(test.title), '', '*%s*' % _md(test.units_line), '',
+                  '| Configuration | Value | ± | | Notes |', '|---|---:|---:|---|---|']
+        for row in test_rows(report, test, bar_width):
+            if row['problem']:
+                lines.append('| %s | %s | | | |' % (_md(row['label']), _md(row['problem'])))
+                continue
+            lines.append('| %s | %s | %s | %s | %s |' % (
+                _md(row['label']), row['value'], row['spread'], ('`%s`' % row['bar']) if row['bar'] else '',
+                _md(' '.join(row['notes']))))
+    return '\n'.join(lines) + '\n'
+
+
+RENDERERS = {'text': render, 'markdown': render_markdown}
+
+
+def write_views(report, stem):
+    """Write ``<stem>.txt`` and ``<stem>.md`` (each complete or not at all); returns their paths."""
+    paths = []
+    for name, suffix in (('text', '.txt'), ('markdown', '.md')):
+        path = stem + suffix
+        with exports.AtomicFile(path) as handle:
+            handle.write(RENDERERS[name](report))
+        paths.append(path)
+    return paths

@@ -41,6 +41,10 @@ FIXED_SHEETS = ('Summary', 'Systems', 'Intervals', 'Raw')
 SHEET_NAME_MAX = 31
 # one line chart per test on the Intervals sheet, up to this many tests
 MAX_INTERVAL_CHARTS = 40
+# the Intervals sheet's line charts: size in cm, rows from one to the next
+CHART_HEIGHT_CM = 7.5
+CHART_WIDTH_CM = 18.0
+INTERVAL_CHART_ROWS = 16
 
 FORMAT_VALUE = '#,##0.00'
 FORMAT_CHANGE = '+0.0"%";-0.0"%";0.0"%"'
@@ -93,6 +97,31 @@ class _Styles(object):
         self.better_fill = PatternFill('solid', fgColor='C6EFCE')
         self.worse_fill = PatternFill('solid', fgColor='FFC7CE')
         self.wrap = Alignment(wrap_text=True, vertical='top')
+
+
+# printing: the usable width of a landscape page (Letter, the narrower of Letter and A4, with these margins)
+# in column-width units (one unit is about 7 px of 96 dpi), and the smallest scale that stays legible
+PRINT_MARGIN_IN = 0.4
+PRINT_PAGE_UNITS = ((11.0 - 2 * PRINT_MARGIN_IN) * 96 - 5) / 7.0
+PRINT_MIN_SCALE = 0.65
+# a row of the default height, in cm (charts are sized in cm; print areas count rows)
+ROW_CM = 0.53
+# the width of a column openpyxl leaves unset, in cm (charts right of a table)
+DEFAULT_COLUMN_CM = 1.7
+
+
+def print_pages_wide(widths, title_cols=0):
+    """How many pages wide a sheet of these column ``widths`` prints at PRINT_MIN_SCALE or more: its
+    columns packed page by page (a column is never split), the first ``title_cols`` repeated on each."""
+    room = PRINT_PAGE_UNITS / PRINT_MIN_SCALE
+    repeated = sum(widths[:title_cols])
+    pages, used = 1, repeated
+    for width in widths[title_cols:]:
+        if used + width > room and used > repeated:
+            pages += 1
+            used = repeated
+        used += width
+    return pages
 
 
 def require_openpyxl():
@@ -177,13 +206,25 @@ class WorkbookWriter(object):
         return [self._cell(ws, name, font=self.styles.bold, fill=self.styles.header_fill,
                            alignment=self.styles.wrap) for name in names]
 
-    @staticmethod
-    def _print_setup(ws):
-        # landscape, every column on one page width: what a PDF export or a print needs
+    def _print_setup(self, ws, title_rows=None, title_cols=0):
+        """Landscape, as many pages wide as the columns need at a legible scale (print_pages_wide), as many
+        pages down as the rows need, the header rows (``title_rows``, e.g. '1:1') and the first ``title_cols``
+        columns repeated on every page, the sheet's name and page number in the footer."""
+        widths = self._column_widths.get(ws.title, [])
         ws.page_setup.orientation = 'landscape'
-        ws.page_setup.fitToWidth = 1
-        ws.page_setup.fitToHeight = 0
+        ws.page_setup.fitToWidth = print_pages_wide(widths, title_cols)
+        ws.page_setup.fitToHeight = 0     # 0: as many pages down as needed (never squeezed to one page)
         ws.sheet_properties.pageSetUpPr.fitToPage = True
+        ws.page_margins.left = ws.page_margins.right = PRINT_MARGIN_IN
+        if title_rows:
+            ws.print_title_rows = title_rows
+        if title_cols:
+            ws.print_title_cols = 'A:%s' % get_column_letter(title_cols)
+        ws.oddFooter.center.text = '&A - page &P'
+
+    @staticmethod
+    def _print_area(ws, columns, rows):
+        ws.print_area = 'A1:%s%d' % (get_column_letter(max(1, columns)), max(1, rows))
 
     def _widths(self, ws, widths):
         self._column_widths[ws.title] = list(widths)
@@ -242,9 +283,14 @@ class WorkbookWriter(object):
         first_change = first_mean + count
         first_p = first_change + len(others)
         first_runs = first_p + len(others)
-        self._widths(ws, [42, 28, 20, 9, 8] + [max(12, min(24, len(name) + 2)) for name in columns[5:]])
+        # the Test column as wide as the longest title (a title cut by the next cell names nothing)
+        test_width = max([len(test.title) + 2 for test in report.tests] + [20])
+        # value columns narrow enough that a page holds several (their long headers wrap)
+        widths = [min(test_width, 90), 28, 20, 9, 8] + [14] * count + [12] * len(others) + [10] * len(others) \
+            + [9] * (3 * count)
+        self._widths(ws, widths + [10] * (len(columns) - len(widths)))
         ws.freeze_panes = 'B2'
-        self._print_setup(ws)
+        self._print_setup(ws, title_rows='1:1', title_cols=1)
         ws.append(self._header(ws, columns))
         rows = report.summary_rows()
         for test, row in zip(report.tests, rows):
@@ -282,8 +328,10 @@ class WorkbookWriter(object):
         if rows:
             ws.auto_filter.ref = 'A1:%s%d' % (get_column_letter(len(columns)), len(rows) + 1)
         ws.append([])
-        for note in report.summary_notes():
+        notes = report.summary_notes()
+        for note in notes:
             ws.append([self._cell(ws, note, font=styles.italic)])
+        self._print_area(ws, len(columns), len(rows) + 2 + len(notes))
 
     def _write_test(self, ws, test):
         styles = self.styles
@@ -296,7 +344,7 @@ class WorkbookWriter(object):
             widths += [12, 10]
         self._widths(ws, widths)
         ws.freeze_panes = 'B6'
-        self._print_setup(ws)
+        self._print_setup(ws, title_rows='5:5', title_cols=1)
         ws.append([self._cell(ws, test.title, font=styles.title)])
         ws.append([self._cell(ws, test.units_line, font=styles.bold)])
         ws.append([self._cell(ws, 'Test ID: %s - metric: %s - %s'
@@ -373,24 +421,27 @@ class WorkbookWriter(object):
             chart.y_axis.scaling.min = 0    # bars start at zero, or small differences look huge
             ws.add_chart(chart, 'A%d' % (row + 3))
             self.info['charts'] += 1
+            row += 3 + int(chart.height / ROW_CM + 1)
+        self._print_area(ws, len(header), row)
 
     def _write_systems(self, ws):
         columns = self.report.systems_columns()
         widths = [24, 14, 22, 24] + [30] * (len(columns) - 8) + [12, 7, 60, 80]
         self._widths(ws, widths)
         ws.freeze_panes = 'C2'
-        self._print_setup(ws)
+        self._print_setup(ws, title_rows='1:1', title_cols=2)
         ws.append(self._header(ws, columns))
         rows = self.report.systems_rows()
         for row in rows:
             ws.append(row)
         ws.auto_filter.ref = 'A1:%s%d' % (get_column_letter(len(columns)), len(rows) + 1)
+        self._print_area(ws, len(columns), len(rows) + 1)
 
     def _write_raw(self, ws):
         columns = self.report.raw_columns()
         self._widths(ws, [_RAW_WIDTHS.get(name, 12) for name in columns])
         ws.freeze_panes = 'A2'
-        self._print_setup(ws)
+        self._print_setup(ws, title_rows='1:1')
         limit = MAX_SHEET_ROWS - 1
         truncated = self.report.raw_rows > limit
         header = self._header(ws, columns)
@@ -407,6 +458,7 @@ class WorkbookWriter(object):
             ws.append(row)
             written += 1
         ws.auto_filter.ref = 'A1:%s%d' % (get_column_letter(len(columns)), written + 1)
+        self._print_area(ws, len(columns) + (1 if truncated else 0), written + 1)
         self.info['raw_rows'] = written
 
     def _write_intervals(self, ws):
@@ -414,7 +466,7 @@ class WorkbookWriter(object):
         columns = report.interval_columns()
         self._widths(ws, [22, 22, 28, 11, 14, 14, 8, 8] + [14] * (len(columns) - 8))
         ws.freeze_panes = 'A2'
-        self._print_setup(ws)
+        self._print_setup(ws, title_rows='1:1')
         limit = MAX_SHEET_ROWS - 1
         header = self._header(ws, columns)
         if report.interval_rows > limit:
@@ -441,13 +493,17 @@ class WorkbookWriter(object):
         if written:
             ws.auto_filter.ref = 'A1:%s%d' % (get_column_letter(len(columns)), written + 1)
         self.info['interval_rows'] = written
-        self._interval_charts(ws, columns, ranges)
+        charts = self._interval_charts(ws, columns, ranges)
+        # the charts stand right of the table: the print area takes them in
+        chart_columns = (1 + int(CHART_WIDTH_CM / DEFAULT_COLUMN_CM + 1)) if charts else 0
+        chart_rows = 2 + (charts - 1) * INTERVAL_CHART_ROWS + int(CHART_HEIGHT_CM / ROW_CM + 1) if charts else 0
+        self._print_area(ws, len(columns) + chart_columns, max(written + 1, chart_rows))
 
     def _interval_charts(self, ws, columns, ranges):
         report = self.report
         keys = report.interval_keys
         if not keys or not ranges:
-            return
+            return 0
         t_column = columns.index('t') + 1
         anchor_column = get_column_letter(len(columns) + 2)
         charts = 0
@@ -467,17 +523,18 @@ class WorkbookWriter(object):
             chart.x_axis.title = 't (s)'
             chart.x_axis.delete = False
             chart.y_axis.delete = False
-            chart.height = 7.5
-            chart.width = 18.0
+            chart.height = CHART_HEIGHT_CM
+            chart.width = CHART_WIDTH_CM
             for label, (first, last) in series:
                 chart.add_data(Reference(ws, min_col=value_column, min_row=first, max_row=last))
                 chart.series[-1].tx = SeriesLabel(v=label)
                 chart.series[-1].smooth = False     # samples, not a curve fit
             first, last = series[0][1]
             chart.set_categories(Reference(ws, min_col=t_column, min_row=first, max_row=last))
-            ws.add_chart(chart, '%s%d' % (anchor_column, 2 + charts * 16))
+            ws.add_chart(chart, '%s%d' % (anchor_column, 2 + charts * INTERVAL_CHART_ROWS))
             charts += 1
         self.info['charts'] += charts
+        return charts
 
 
 def write_workbook(report, path, intervals=True):

@@ -258,6 +258,15 @@ def test_stats_writes_the_workbook_and_prints_the_summary(tmp_path):
     output = '\n'.join(callback._display.lines)
     assert 'Netperf 2.7.0 - Duration: 10 Seconds - Test: TCP Request Response\n1/s, higher is better' in output
     assert 'perflab workbook: %s' % workbook_path in output
+    # the text and Markdown views beside the workbook, the text one what was printed
+    views = [str(tmp_path / 'results' / 'R1.txt'), str(tmp_path / 'results' / 'R1.md')]
+    assert 'perflab result views: %s' % ', '.join(views) in output
+    with open(views[0]) as handle:
+        written = handle.read()
+    assert written.rstrip('\n') in output
+    with open(views[1]) as handle:
+        assert '## Netperf 2.7.0 - Duration: 10 Seconds - Test: TCP Request Response\n\n*1/s, higher is better*' \
+            in handle.read()
 
 
 def test_summary_and_workbook_can_be_switched_off(tmp_path):
@@ -281,12 +290,13 @@ def test_under_ansible_runner_the_result_files_are_copied_into_the_job_artifacts
         callback.v2_runner_on_ok(FakeResult({'perflab_result': record}))
     callback.v2_playbook_on_stats(None)
     copied = artifacts / 'perflab_results'
-    assert sorted(os.listdir(str(copied))) == ['R1.jsonl', 'R1.xlsx']
+    assert sorted(os.listdir(str(copied))) == ['R1.jsonl', 'R1.md', 'R1.txt', 'R1.xlsx']
     results = tmp_path / 'results'
-    for name in ('R1.jsonl', 'R1.xlsx'):
+    names = ('R1.jsonl', 'R1.xlsx', 'R1.txt', 'R1.md')
+    for name in names:
         assert (copied / name).read_bytes() == (results / name).read_bytes()
     assert lines_of(str(copied / 'R1.jsonl')) == RECORDS[:3]
-    assert callback._display.lines[-1] == 'perflab job artifacts: %s, %s' % (copied / 'R1.jsonl', copied / 'R1.xlsx')
+    assert callback._display.lines[-1] == 'perflab job artifacts: %s' % ', '.join(str(copied / name) for name in names)
 
 
 def test_no_copy_without_ansible_runner_or_when_switched_off(tmp_path, monkeypatch):
