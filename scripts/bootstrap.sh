@@ -10,10 +10,11 @@ VENV=${VENV:-.venv}
 PYTHON=${PYTHON:-python3}
 REQS=${REQS:-requirements-dev.txt}
 # netplan.io and ifupdown: the bonding and MTU roles' offline validators (no service is started);
-# libreoffice-calc-nogui: the report tests convert a workbook to PDF with it;
+# libreoffice-calc-nogui: the report tests convert a workbook to PDF with it; poppler-utils: they read the
+# PDF back (pdftotext, pdfinfo: pages per sheet, legible text);
 # qemu-system-x86, qemu-utils: the VM lab hosts (LAB_KIND=vm), e2fsprogs: their image (mke2fs -d)
 DEB_PACKAGES=(debootstrap openssh-client nftables iproute2 procps ethtool iputils-ping rsync git make ca-certificates
-              netplan.io ifupdown libreoffice-calc-nogui qemu-system-x86 qemu-utils e2fsprogs)
+              netplan.io ifupdown libreoffice-calc-nogui poppler-utils qemu-system-x86 qemu-utils e2fsprogs)
 
 log() { printf 'bootstrap: %s\n' "$*"; }
 

@@ -104,6 +104,8 @@ class _Styles(object):
 PRINT_MARGIN_IN = 0.4
 PRINT_PAGE_UNITS = ((11.0 - 2 * PRINT_MARGIN_IN) * 96 - 5) / 7.0
 PRINT_MIN_SCALE = 0.65
+# the Errors column of a test sheet (its text wraps)
+ERRORS_WIDTH = 30
 # a row of the default height, in cm (charts are sized in cm; print areas count rows)
 ROW_CM = 0.53
 # the width of a column openpyxl leaves unset, in cm (charts right of a table)
@@ -329,8 +331,12 @@ class WorkbookWriter(object):
             ws.auto_filter.ref = 'A1:%s%d' % (get_column_letter(len(columns)), len(rows) + 1)
         ws.append([])
         notes = report.summary_notes()
-        for note in notes:
-            ws.append([self._cell(ws, note, font=styles.italic)])
+        per_line = max(10, int(widths[0]) - 4)
+        for number, note in enumerate(notes, len(rows) + 3):
+            # wrapped in the Test column (a note spilling into the next columns would be cut where a page
+            # ends), its height set: spreadsheet apps do not grow a row on open
+            ws.row_dimensions[number].height = 15 * (-(-len(note) // per_line))
+            ws.append([self._cell(ws, note, font=styles.italic, alignment=styles.wrap)])
         self._print_area(ws, len(columns), len(rows) + 2 + len(notes))
 
     def _write_test(self, ws, test):
@@ -338,13 +344,14 @@ class WorkbookWriter(object):
         report = self.report
         header = ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max', 'Runs', 'Failed', 'Skipped',
                   'vs baseline (%)', 'p (Welch)', 'Errors', 'Baseline']
-        widths = [30, 12, 12, 12, 9, 12, 12, 7, 8, 8, 16, 11, 60, 30]
+        # one landscape page wide at a legible scale: long errors wrap in their column
+        widths = [30, 12, 12, 12, 8, 12, 12, 6, 7, 8, 12, 9, ERRORS_WIDTH, 24]
         if report.link_known:
             header += ['Link Mbit/s', '% of link']
-            widths += [12, 10]
+            widths += [10, 9]
         self._widths(ws, widths)
         ws.freeze_panes = 'B6'
-        self._print_setup(ws, title_rows='5:5', title_cols=1)
+        self._print_setup(ws, title_rows='5:5')
         ws.append([self._cell(ws, test.title, font=styles.title)])
         ws.append([self._cell(ws, test.units_line, font=styles.bold)])
         ws.append([self._cell(ws, 'Test ID: %s - metric: %s - %s'
@@ -353,8 +360,11 @@ class WorkbookWriter(object):
         ws.append(self._header(ws, header, row=5))
         header_row = 5
         present = [column for column in test.columns if column.present]
-        for column in present:
+        for number, column in enumerate(present, header_row + 1):
             summary = column.summary
+            errors = '; '.join(column.errors)
+            if len(errors) > ERRORS_WIDTH - 2:
+                ws.row_dimensions[number].height = 15 * min(6, -(-len(errors) // (ERRORS_WIDTH - 2)))
             fill = None
             if column.significant:
                 improved = column.improved(test.higher_is_better)
@@ -375,8 +385,8 @@ class WorkbookWriter(object):
                 column.skipped,
                 self._cell(ws, column.change_percent, fill=fill, number_format=FORMAT_CHANGE),
                 self._cell(ws, column.p_value, fill=fill, number_format=FORMAT_P),
-                self._cell(ws, '; '.join(column.errors) or None,
-                           font=styles.failed_font if column.errors else None),
+                self._cell(ws, errors or None, font=styles.failed_font if column.errors else None,
+                           alignment=styles.wrap if errors else None),
                 column.baseline,
             ] + ([self._cell(ws, column.link_mbps, number_format=FORMAT_VALUE),
                   self._cell(ws, column.link_percent, number_format=FORMAT_PERCENT)] if report.link_known else []))

@@ -8,6 +8,7 @@ __metaclass__ = type
 
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 
 openpyxl = pytest.importorskip('openpyxl')
 
-from ansible_collections.perflab.network.plugins.module_utils.report import build, store, tables, workbook  # noqa: E402
+from ansible_collections.perflab.network.plugins.module_utils.report import build, store, tables, text, workbook  # noqa: E402
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'results')
 STOCK = os.path.join(FIXTURES, 'stock.jsonl')
@@ -278,3 +279,174 @@ def test_control_characters_and_a_malformed_record_do_not_break_the_report(tmp_p
               if isinstance(cell.value, str) and 'control' in cell.value]
     assert errors and all('\ufffd' in value and '\x00' not in value and '\x07' not in value for value in errors)
     assert workbook.clean_cell('a\x00b\tc\n') == 'a\ufffdb\tc\n' and workbook.clean_cell(5) == 5
+
+
+# --- printing and the text views, on a realistic multi-configuration study ------------------------------
+PDFTOTEXT = shutil.which('pdftotext')
+STUDY_LABELS = ['Ubuntu 18.04 stock', 'Ubuntu 18.10 tuned-latency', 'Server 1 CentOS 7.9 stock',
+                'Clear Linux 27000 stock', 'Scientific 7.6 tuned-latency']
+
+
+@pytest.fixture(scope='module')
+def study(tmp_path_factory):
+    """Five OS configurations (the seeds' article shape) over a 10 Gbit/s link, from the stock and tuned runs:
+    every test, failed and skipped runs, % of link; written by build_report as the callback does."""
+    directory = tmp_path_factory.mktemp('study')
+    lines = []
+    for index, label in enumerate(STUDY_LABELS):
+        with open(STOCK if index % 2 == 0 else TUNED) as handle:
+            for line in handle:
+                record = json.loads(line)
+                record['config'], record['run_id'] = label, 'R%d' % index
+                if record['schema'].startswith('perflab.result'):
+                    record['client']['link_mbps'] = 10000.0
+                    for metric in record['metrics'].values():
+                        metric['value'] *= 1 - 0.03 * index
+                lines.append(json.dumps(record))
+    source = directory / 'study.jsonl'
+    source.write_text('\n'.join(lines) + '\n')
+    path = str(directory / 'study.xlsx')
+    report, result = build.build_report([str(source)], workbook_path=path, views_stem=str(directory / 'study'))
+    return report, result, openpyxl.load_workbook(path)
+
+
+def _pdf_pages(workbook_path, tmp_path):
+    """{sheet name: [(page text in layout, raw text, word heights)]}, each page found by its footer."""
+    profile = tmp_path / 'profile'
+    completed = subprocess.run(
+        [SOFFICE, '--headless', '--norestore', '-env:UserInstallation=file://%s' % profile,
+         '--convert-to', 'pdf', '--outdir', str(tmp_path), workbook_path],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300, check=False)
+    assert completed.returncode == 0, completed.stderr
+    pdf = str(tmp_path / (os.path.splitext(os.path.basename(workbook_path))[0] + '.pdf'))
+    count = int(re.search(r'^Pages:\s+(\d+)', subprocess.check_output(['pdfinfo', pdf]).decode(), re.M).group(1))
+    pages = {}
+    for number in range(1, count + 1):
+        def text(*mode):
+            return subprocess.check_output([PDFTOTEXT, '-f', str(number), '-l', str(number)] + list(mode)
+                                           + [pdf, '-']).decode('utf-8')
+        raw = text('-raw')
+        sheet = re.search(r'^(.*) - page %d$' % number, raw, re.M).group(1)
+        heights = [float(b) - float(a) for a, b in re.findall(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)"',
+                                                                  text('-bbox'))]
+        pages.setdefault(sheet, []).append((text('-layout'), raw, heights))
+    return pages
+
+
+@pytest.mark.skipif(SOFFICE is None or PDFTOTEXT is None,
+                    reason='LibreOffice (libreoffice-calc-nogui) and pdftotext (poppler-utils) are needed')
+def test_every_sheet_prints_legibly(study, tmp_path):
+    report, result, wb = study
+    pages = _pdf_pages(result['workbook'], tmp_path)
+    assert list(pages) == result['sheets']                     # every sheet prints, in order
+    summary = wb['Summary']
+    wide = summary.page_setup.fitToWidth
+    # the Summary: several pages wide (35 columns cannot be read on one), one page down, every page legible
+    assert summary.page_setup.orientation == 'landscape' and summary.page_setup.fitToHeight == 0
+    assert summary.print_title_rows == '$1:$1' and summary.print_title_cols == '$A:$A'
+    assert 2 <= wide <= 6 and len(pages['Summary']) == wide
+    for layout, _raw, heights in pages['Summary']:
+        # 11 pt text printed at 65 % or more: glyph boxes of 6.5 pt and up (at one page wide they were 3 pt)
+        assert statistics.median(heights) >= 6.5
+        # the Test column is repeated on every page, each title whole on one line
+        for test in report.tests:
+            assert test.title in layout
+    # the "% of link" headers are whole, on one page with the Test column
+    with_link = [raw for _layout, raw, _heights in pages['Summary']
+                 if any('%s %% of link' % label in ' '.join(raw.split()) for label in STUDY_LABELS)]
+    assert len(with_link) == 1
+    words = ' '.join(with_link[0].split()).replace('- ', '-')      # a header wrapped after "tuned-"
+    for label in STUDY_LABELS:
+        assert '%s %% of link' % label in words
+    for test in report.tests:
+        assert test.title in with_link[0]
+    # a test sheet: its table, its other metrics and its chart on one legible page
+    for name in result['sheets'][1:-3]:
+        ws = wb[name]
+        assert ws.page_setup.fitToWidth == 1 and len(pages[name]) == 1, name
+        layout, raw, heights = pages[name][0]
+        assert statistics.median(heights) >= 6.5
+        assert ws['A1'].value in layout and '% of link' in layout
+        assert all(label in layout for label in STUDY_LABELS)
+    # the long sheets: their header row on every page (of the first page column), legible
+    for name in ('Systems', 'Intervals', 'Raw'):
+        ws = wb[name]
+        assert ws.print_title_rows == '$1:$1' and ws.print_area
+        header = [cell.value for cell in ws[1]]
+        # the pages holding the first columns (a data row starts with its run id or configuration)
+        rows_down = [raw for _layout, raw, _heights in pages[name] if re.search(r'^(R\d )?Ubuntu 18.04 stock \S', raw, re.M)]
+        assert rows_down and all(header[0] in raw and header[1] in raw for raw in rows_down), name
+        assert all(statistics.median(heights) >= 6.5 for _layout, _raw, heights in pages[name] if heights)
+    assert len(pages['Raw']) > len(pages['Systems'])
+
+
+def test_print_areas_cover_each_table_and_its_notes(study):
+    report, _result, wb = study
+    summary = wb['Summary']
+    last = openpyxl.utils.get_column_letter(len(report.summary_columns()))
+    notes = len(report.summary_notes())
+    assert summary.print_area == "'Summary'!$A$1:$%s$%d" % (last, len(report.tests) + 2 + notes)
+    raw = wb['Raw']
+    assert raw.print_area == "'Raw'!$A$1:$%s$%d" % (openpyxl.utils.get_column_letter(len(report.raw_columns())),
+                                                    raw.max_row)
+
+
+def test_pages_wide_packs_columns_at_a_legible_scale():
+    room = workbook.PRINT_PAGE_UNITS / workbook.PRINT_MIN_SCALE
+    assert workbook.print_pages_wide([10] * 5) == 1
+    assert workbook.print_pages_wide([room / 2] * 3) == 2
+    # the repeated first column takes its room on every page
+    assert workbook.print_pages_wide([room / 2] + [room / 4] * 4, title_cols=1) == 2
+    assert workbook.print_pages_wide([room / 2] + [room / 4] * 5, title_cols=1) == 3
+    assert workbook.print_pages_wide([room * 2]) == 1      # a column is never split
+
+
+def _view_line(view, title, label):
+    block = view.split('\n%s\n' % title, 1)[1]
+    block = block.split('\n## ', 1)[0] if title.startswith('## ') else block.split('\n\n', 1)[0]
+    return [line for line in block.splitlines() if line.startswith('  %s ' % label) or line.startswith('| %s |' % label)][0]
+
+
+def test_text_and_markdown_views_match_the_workbook(study):
+    report, result, wb = study
+    text_path, markdown_path = result['views']
+    assert text_path.endswith('study.txt') and markdown_path.endswith('study.md')
+    with open(text_path) as handle:
+        plain = handle.read()
+    with open(markdown_path) as handle:
+        markdown = handle.read()
+    assert plain == result['summary']
+    checked = 0
+    for test in report.tests:
+        ws = wb[result['sheets'][1 + report.tests.index(test)]]
+        assert ws['A1'].value == test.title and ws['A2'].value == test.units_line
+        assert '%s\n%s\n' % (test.title, test.units_line) in plain
+        assert '## %s\n\n*%s*\n' % (test.title, test.units_line) in markdown
+        header = [cell.value for cell in ws[5]]
+        means = {}
+        for row in ws.iter_rows(min_row=6, max_row=5 + len(STUDY_LABELS), values_only=True):
+            label, mean, stdev, runs = row[0], row[1], row[3], row[7]
+            line, md_row = _view_line(plain, test.title, label), _view_line(markdown, '## ' + test.title, label)
+            if mean is None:
+                assert 'FAILED' in line or 'SKIPPED' in line
+                assert 'FAILED' in md_row or 'SKIPPED' in md_row
+                continue
+            means[label] = mean
+            assert re.search(r' %s( ± +%s)? \|#+' % (re.escape(text.format_value(mean)),
+                                                      re.escape(text.format_value(stdev)) if stdev else ''), line)
+            cells = [cell.strip() for cell in md_row.strip('|').split('|')]
+            assert cells[1] == text.format_value(mean)
+            assert cells[2] == (text.format_value(stdev) if runs > 1 else '')
+            if header[-1] == '% of link' and row[-1] is not None:
+                assert '[%.0f%% of 10000.00 Mbit/s link]' % row[-1] in line
+            checked += 1
+        # the bars: the largest value a full bar, the others in proportion
+        largest = max(means.values())
+        for label, mean in means.items():
+            bar = re.search(r'\|(#+)', _view_line(plain, test.title, label)).group(1)
+            assert len(bar) == max(1, int(round(text.BAR_WIDTH * mean / largest)))
+    assert checked >= 30
+
+
+def test_markdown_cells_escape_table_syntax():
+    assert text._md('a | b\nc') == 'a \\| b c'

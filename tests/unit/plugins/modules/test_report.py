@@ -68,6 +68,12 @@ def test_merges_files_into_workbook_and_exports(capsys, results_dir):
     assert 'Netperf 2.7.0 - Duration: 10 Seconds - Test: TCP Request Response' in result['summary']
     assert openpyxl.load_workbook(dest).sheetnames == result['sheets']
     assert result['charts'] > 8
+    # the text and Markdown views beside the workbook, the text one the summary returned
+    assert result['views'] == [stem + '.txt', stem + '.md']
+    with open(stem + '.txt') as handle:
+        assert handle.read() == result['summary']
+    with open(stem + '.md') as handle:
+        assert '## Netperf 2.7.0 - Duration: 10 Seconds - Test: TCP Request Response' in handle.read()
 
 
 def test_glob_and_baseline_and_no_exports(capsys, results_dir):
@@ -111,6 +117,7 @@ def test_check_mode_writes_nothing(capsys, results_dir):
     assert not os.path.exists(str(results_dir / 'check'))
     assert result['exports'][-1] == dest[:-len('.xlsx')] + '.json'
     assert result['records'] == 18 and result['sheets'] == []
+    assert result['views'] == [dest[:-len('.xlsx')] + '.txt', dest[:-len('.xlsx')] + '.md']
 
 
 @pytest.mark.parametrize('args, message', [
