@@ -147,7 +147,7 @@ exports:
   sample: [results/stock-vs-tuned-summary.csv, results/stock-vs-tuned-raw.csv, results/stock-vs-tuned.json]
 views:
   description:
-    - The same results as plain text and as Markdown, next to the workbook (O(dest) with C(.txt) and C(.md)):
+    - The same results as plain text and as Markdown, next to the workbook (O(dest) with C(.txt) and C(.md)),
       a block per test (title, unit, whether higher or lower is better), a line per configuration with its
       mean, its standard deviation and a bar; to paste into an article or a ticket.
   returned: always
