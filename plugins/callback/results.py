@@ -113,7 +113,7 @@ options:
     vars:
       - name: perflab_report_summary
   workbook:
-    description: Write the workbook at the end (the JSON lines are always written).
+    description: Write the workbook and its text and Markdown views at the end (the JSON lines are always written).
     type: bool
     default: true
     env:
