@@ -50,12 +50,28 @@ iperf2 2.1.8 quirks this parser relies on:
   ``-b`` is per stream (``-P 2 -b 100m`` sends 200 Mbit/s) and ``-b 100M``
   is 2^20 based (104.9 Mbit/s): use lowercase ``m``. ``-u -R`` prints the
   jitter/loss columns on the client's own ``[ *N]`` lines (it is the receiver).
+  So intervals name their side: the client's sent lines (TCP without ``-R``,
+  UDP) ``throughput_sent_mbps`` (under loss they overstate what arrived),
+  what it received ``throughput_mbps``.
 * ``-m`` prints ``MSS size 536 bytes`` (or ``MSS req size 1400 bytes (per
   TCP_MAXSEG)`` with ``-M``) *before* connecting: the default or requested
-  value, not the segment size in use. The real one is in every TCP connect
-  line, ``(icwnd/mss/irtt=319/32741/27)``, printed with or without ``-m``;
-  ``mss`` is read from there, from the ``-m`` line only when no connect line
-  has it.
+  value, not the segment size in use, never read. The real one is in every
+  TCP connect line, ``(icwnd/mss/irtt=319/32741/27)``, printed with or without
+  ``-m``. iperf 2.0.x has no such connect line; with ``-m`` it prints the MSS
+  in use after the test, ``[  3] MSS size 1448 bytes (MTU 1500 bytes,
+  ethernet)`` (one per stream): ``mss`` is read from there when no connect
+  line has it.
+* A stream that stalls (its packets dropped, the server stopped) holds the
+  client past ``-t``: its last interval moves 0 bytes and its final report ends
+  late (6.5 s for ``-t 3``); 2.1.8 still prints a final ``[SUM]`` after the
+  streams' finals, other builds end without one, their last ``[SUM]`` then an
+  interval's (0.00 bits/sec). The total is the final ``[SUM]`` (start 0, after
+  every stream's final line), else the streams' finals added up; the stall is
+  said in ``notes``. At the end of a ``-P`` run a stream's last part-second can
+  be folded into its final report, and the streams' last intervals end at
+  different times (``1.0000-1.9992``, ``1.0000-1.9980``): an interval is known
+  by its start, and one without a ``[SUM]`` or a line of every stream is left
+  out.
 * CSV (``-y C``) in 2.1.8 is worse than text: 9 TCP columns ``time,local
   ip,local port,remote ip,remote port,id,start-end,bytes,bits/s`` with or
   without ``-e`` (no retransmits, cwnd or RTT), 14 UDP columns (adds
