@@ -29,7 +29,9 @@ def no_http_message(version, protocols, refused=False):
 class Ethr(Tool):
     name = 'ethr'
     title = 'Ethr'
-    report_tests = {'bandwidth': 'Bandwidth', 'tcp_latency': 'Latency', 'connections': 'Connections/s',
+    # keyed by the record's test (record_test): the bandwidth test records tcp_stream, tcp_maerts, udp_stream
+    report_tests = {'bandwidth': 'Bandwidth', 'tcp_stream': 'Bandwidth', 'tcp_maerts': 'Bandwidth',
+                    'udp_stream': 'Bandwidth', 'tcp_latency': 'Latency', 'connections': 'Connections/s',
                     'packets': 'Packets/s', 'http_bandwidth': 'Bandwidth'}
     report_options = {'buffer_length': 'Buffer Length: %s', 'rate_mbps': '%s Mbit Objective',
                       'iterations': 'Iterations: %s', 'gap': 'Gap: %s', 'warmup': 'Warm-up: %s'}
@@ -68,6 +70,8 @@ class Ethr(Tool):
         label = title or self.report_test_label(test, protocol, direction, options)
         if (options or {}).get('reverse') or direction == 'server_to_client':
             label += ' (Server To Client)'
+        elif test == 'udp_stream' and not title:
+            label += ' (Sent)'   # ethr 1.0 counts the bytes the client sent (throughput_sent_mbps)
         shown = 'HTTP' if test == 'http_bandwidth' else (protocol or '').upper()
         return ['Protocol: %s' % shown if shown else '', 'Test: %s' % label]
 
@@ -93,6 +97,12 @@ class Ethr(Tool):
             return ['parallel %d ignored: ethr 1.0 runs the %s test over one connection whatever -n says '
                     '(parallel recorded as 1)' % (asked, test)]
         return []
+
+    def primary(self, params):
+        # UDP bandwidth: ethr 1.0 counts the bytes the client sent, the sender's rate
+        if (params.get('test') or self.default_test) == 'bandwidth' and self.effective_protocol(params) == 'udp':
+            return parse_ethr.UDP_RATE
+        return Tool.primary(self, params)
 
     def record_test(self, params):
         test = params.get('test') or self.default_test
