@@ -43,7 +43,7 @@ class Ethr(Tool):
     # the server's accept errors when it runs out of file descriptors (connections/s): the client
     # still prints a rate, only the server's log shows that connections were refused
     server_log_problems = (r'too many open files',)
-    server_log_message = ('the ethr server hit its open-files limit (soft nofile %(nofile)s): %(count)d accept '
+    server_log_message = ('the ethr server hit its open-files limit (soft nofile %(nofile)s): %(count)s accept '
                           'error(s) in its log, e.g. "%(line)s"; the rate is bounded by that limit, not the network '
                           '(give bench_server a higher nofile, or raise the hard limit)')
     # the module's test names (ethr's -t); record_test gives the normalized name
