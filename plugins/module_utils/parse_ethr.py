@@ -126,10 +126,15 @@ def parse_bandwidth(text):
         else:
             per_second[end]['streams'].append(entry)
     samples = []
+    # a second without a SUM line and without a line of every stream is left out: a partial sum would
+    # read as a drop
+    every = max([len(per_second[end]['streams']) for end in order] or [0])
     for end in order:
         entry = per_second[end]
         streams = entry['streams']
         total = entry['sum']
+        if total is None and len(streams) < every:
+            continue
         if total is None:
             total = {'mbps': sum(s['mbps'] for s in streams),
                      'pps': sum(s['pps'] for s in streams) if streams and all(s['pps'] is not None for s in streams)

@@ -64,6 +64,9 @@ def test_tcp_bandwidth_four_streams_uses_the_sum_lines():
     assert [s['throughput_mbps'] for s in parse_ethr.parse_bandwidth(no_sum)] == [
         pytest.approx(9300.0), pytest.approx(9800.0), pytest.approx(9700.0)]
     assert [s['streams'] for s in parse_ethr.parse_bandwidth(no_sum)] == [4, 4, 4]
+    # a second some streams printed no line for is not their sum (issue #29.5's class, in ethr)
+    partial = '\n'.join(line for line in no_sum.splitlines() if not line.startswith('[    9]     TCP      002-003'))
+    assert [s['t'] for s in parse_ethr.parse_bandwidth(partial)] == [1.0, 2.0]
 
 
 def test_text_agrees_with_the_json_log_for_bandwidth():
