@@ -23,13 +23,15 @@ NFT_TABLE = 'perflab_i29p_stall'
 PORT = 5401   # the plan's first iperf2 port (tools/iperf2.py plan_port)
 # on lab1: once 4 iperf2 connections are up, drop one of them (both ways) for 30 s
 STALL = r'''
-for i in $(seq 1 600); do
+# the run installs the tools and checks the hosts first: wait up to 15 min for the test's 4 streams
+for i in $(seq 1 9000); do
   n=$(ss -tnH state established '( sport = :%(port)d )' | wc -l)
   [ "$n" -ge 4 ] && break
   sleep 0.1
 done
 sleep 1.5
 peer=$(ss -tnH state established '( sport = :%(port)d )' | awk '{print $4}' | head -1 | sed 's/.*://')
+[ -n "$peer" ] || { echo "no iperf2 stream to stall"; exit 1; }
 nft add table inet %(table)s
 nft add chain inet %(table)s in '{ type filter hook input priority -10; }'
 nft add chain inet %(table)s out '{ type filter hook output priority -10; }'
