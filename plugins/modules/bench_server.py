@@ -415,6 +415,7 @@ def log_problems(tool, log, move_mark=True, empty=False):
         count, lines, size = process.log_matches(log, patterns, 0)
     emptied = False
     if move_mark:
+        # read after the test ended: what the server writes between the read and this is not counted
         emptied = empty and append and process.empty_log(log)
         write_mark(mark, 0 if emptied else size, append)
     return {'count': count, 'lines': lines, 'since': since, 'size': size,
