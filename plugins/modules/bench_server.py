@@ -220,7 +220,7 @@ servers:
     log:
       description:
         - Path of the server's log (stdout and stderr; truncated at start, at most 8 MiB). For a tool with
-          server log problems (ethr), C(state=status) empties it after reading it: each test's window starts
+          server log problems (ethr), C(state=status) empties it after reading it, so that each test's window starts
           empty.
       type: str
       sample: /run/perflab/iperf3-5201.log
@@ -237,7 +237,7 @@ servers:
         - With C(state=status) the log is then emptied (C(emptied) true; a server started by an earlier
           version, whose log is not in append mode, only gets the mark), so that each test is checked on
           its own window, which the tests before it cannot have filled.
-        - C(full) is true when the log reached its 8 MiB bound in the window: lines after it were lost,
+        - C(full) is true when the log reached its 8 MiB bound in the window (lines after it were lost),
           C(count) is a lower bound, and a C(count) of 0 means the window could not be checked.
         - The benchmark role reads it after each such test and M(perflab.network.bench_record) says it in the record.
       type: dict
