@@ -22,7 +22,9 @@ description:
     the MSS in use (from the connect line; iperf 2.0.x prints it after the test, for which the TCP tests
     pass C(-m)) is the metric C(mss_bytes). UDP reports the server's numbers (received rate, jitter, loss)
     from its server report; its intervals are the client's send rate (C(throughput_sent_mbps)).
-  - A stream that stalls is counted in the total with what it moved and named in the record's C(notes).
+  - A stream that stalls (its last interval moves nothing, or it holds the client well past O(duration)) fails
+    the record; the error says what iperf2 counted in all (its final C([SUM]), or the streams' own final lines
+    added up) and C(notes) name each stalled stream.
   - With O(processes) > 1 that many clients run at once against O(port), O(port)+1, ... and the
     record holds their sum and each process.
   - Changes nothing on the host. In check mode only C(iperf -v) runs.

@@ -118,6 +118,13 @@ class Iperf2(Tool):
         parsed = parse_iperf2.parse(proc.stdout, proc.stderr, proc.rc, params['test'], duration=params['duration'])
         if parsed.get('mss') and not parsed['error']:
             parsed['metrics']['mss_bytes'] = float(parsed['mss'])
+        if parsed['notes'] and not parsed['error']:
+            # a stalled stream is a fault of the path, not a rate of it: the record fails and says
+            # what iperf2 counted (the notes name each stream)
+            total = parsed['metrics'].get('throughput_mbps')
+            parsed['error'] = ('%d of %d iperf2 stream(s) stalled during the test (iperf2 counted %s Mbit/s in all): %s'
+                               % (len(parsed['notes']), parsed['streams'] or len(parsed['notes']),
+                                  '%g' % total if total is not None else 'no total', parsed['notes'][0]))
         return parsed
 
 
