@@ -51,6 +51,9 @@ PRIMARY = {
     'latency': 'latency_us_mean',
 }
 
+# ethr 1.0's UDP bandwidth is the client's send rate (its counters are the bytes it sent)
+UDP_RATE = 'throughput_sent_mbps'
+
 _VERSION_RE = re.compile(r'Version:\s*(v?[0-9][^\s)]*)')
 _BW_RE = re.compile(r'^\[\s*(\d+|SUM)\s*\]\s+(TCP|UDP|HTTPS?|ICMP)\s+(\d+)-(\d+)\s+sec\s+(\S+)(?:\s+(\S+))?\s*$')
 _ROW_RE = re.compile(r'^\s*(TCP|UDP|HTTPS?|ICMP)\s+(\d+)-(\d+)\s+sec\s+(\S+)\s*$')
@@ -100,14 +103,19 @@ def parse_bandwidth(text):
 
     ``t`` is the end of the interval in seconds. Uses the SUM line of an
     interval when ethr printed one, else the sum of the connection lines.
+    UDP lines are the bytes the client sent (ethr 1.0 counts what it sent, not
+    what arrived): their rate is ``throughput_sent_mbps``.
     """
     per_second = {}
     order = []
+    rate = 'throughput_mbps'
     for line in (text or '').splitlines():
         match = _BW_RE.match(line)
         if not match:
             continue
-        conn, _proto, _start, end, bits, pkts = match.groups()
+        conn, proto, _start, end, bits, pkts = match.groups()
+        if proto == 'UDP':
+            rate = UDP_RATE
         end = int(end)
         if end not in per_second:
             per_second[end] = {'streams': [], 'sum': None}
@@ -118,15 +126,20 @@ def parse_bandwidth(text):
         else:
             per_second[end]['streams'].append(entry)
     samples = []
+    # a second without a SUM line and without a line of every stream is left out: a partial sum would
+    # read as a drop
+    every = max([len(per_second[end]['streams']) for end in order] or [0])
     for end in order:
         entry = per_second[end]
         streams = entry['streams']
         total = entry['sum']
+        if total is None and len(streams) < every:
+            continue
         if total is None:
             total = {'mbps': sum(s['mbps'] for s in streams),
                      'pps': sum(s['pps'] for s in streams) if streams and all(s['pps'] is not None for s in streams)
                      else None}
-        sample = {'t': float(end), 'throughput_mbps': total['mbps'], 'streams': len(streams)}
+        sample = {'t': float(end), rate: total['mbps'], 'streams': len(streams)}
         if total['pps'] is not None:
             sample['packets_per_s'] = total['pps']
         samples.append(sample)
@@ -235,9 +248,11 @@ def parse_result(test, stdout, rc=0):
     else:
         samples = parse_rows(stdout)
     primary = PRIMARY[test]
+    if test == 'bandwidth' and any(UDP_RATE in sample for sample in samples):
+        primary = UDP_RATE
     result['intervals'] = [dict((k, v) for k, v in sample.items() if k != 'streams') for sample in samples]
     if test != 'latency':
-        for metric in ('throughput_mbps', 'packets_per_s', 'connections_per_s'):
+        for metric in ('throughput_mbps', UDP_RATE, 'packets_per_s', 'connections_per_s'):
             values = [sample[metric] for sample in samples if metric in sample]
             if values:
                 result['metrics'][metric] = _mean(values)

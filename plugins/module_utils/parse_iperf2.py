@@ -50,12 +50,28 @@ iperf2 2.1.8 quirks this parser relies on:
   ``-b`` is per stream (``-P 2 -b 100m`` sends 200 Mbit/s) and ``-b 100M``
   is 2^20 based (104.9 Mbit/s): use lowercase ``m``. ``-u -R`` prints the
   jitter/loss columns on the client's own ``[ *N]`` lines (it is the receiver).
+  So intervals name their side: the client's sent lines (TCP without ``-R``,
+  UDP) ``throughput_sent_mbps`` (under loss they overstate what arrived),
+  what it received ``throughput_mbps``.
 * ``-m`` prints ``MSS size 536 bytes`` (or ``MSS req size 1400 bytes (per
   TCP_MAXSEG)`` with ``-M``) *before* connecting: the default or requested
-  value, not the segment size in use. The real one is in every TCP connect
-  line, ``(icwnd/mss/irtt=319/32741/27)``, printed with or without ``-m``;
-  ``mss`` is read from there, from the ``-m`` line only when no connect line
-  has it.
+  value, not the segment size in use, never read. The real one is in every
+  TCP connect line, ``(icwnd/mss/irtt=319/32741/27)``, printed with or without
+  ``-m``. iperf 2.0.x has no such connect line; with ``-m`` it prints the MSS
+  in use after the test, ``[  3] MSS size 1448 bytes (MTU 1500 bytes,
+  ethernet)`` (one per stream): ``mss`` is read from there when no connect
+  line has it.
+* A stream that stalls (its packets dropped, the server stopped) holds the
+  client past ``-t``: its last interval moves 0 bytes and its final report ends
+  late (6.5 s for ``-t 3``); 2.1.8 still prints a final ``[SUM]`` after the
+  streams' finals, other builds end without one, their last ``[SUM]`` then an
+  interval's (0.00 bits/sec). The total is the final ``[SUM]`` (start 0, after
+  every stream's final line), else the streams' finals added up; the stall is
+  said in ``notes``. At the end of a ``-P`` run a stream's last part-second can
+  be folded into its final report, and the streams' last intervals end at
+  different times (``1.0000-1.9992``, ``1.0000-1.9980``): an interval is known
+  by its start, and one without a ``[SUM]`` or a line of every stream is left
+  out.
 * CSV (``-y C``) in 2.1.8 is worse than text: 9 TCP columns ``time,local
   ip,local port,remote ip,remote port,id,start-end,bytes,bits/s`` with or
   without ``-e`` (no retransmits, cwnd or RTT), 14 UDP columns (adds
@@ -85,7 +101,8 @@ _REPORT_RE = re.compile(
 _UDP_RECV_RE = re.compile(r'^\s+(?P<jitter>[\d.]+)\s+ms\s+(?P<lost>-?\d+)/\s*(?P<total>\d+)\s+\(')
 _TCP_SEND_RE = re.compile(r'^\s+(?P<writes>\d+)/(?P<errs>\d+)\s+(?P<rtry>\d+)(?:\s|$)')
 _MSS_CONNECT_RE = re.compile(r'icwnd/mss/irtt=\d+/(\d+)/\d+')
-_MSS_PRINT_RE = re.compile(r'^MSS (?:req )?size (\d+) bytes')
+# 2.0.x with -m, after the test: the MSS in use and the MTU it implies
+_MSS_AFTER_RE = re.compile(r'^\[\s*\d+\]\s+MSS size (\d+) bytes \(MTU \d+ bytes')
 _SERVER_REPORT_RE = re.compile(r'^\[\s*(\d+)\] Server Report:')
 
 _CONNECT_ERROR_RE = re.compile(r'connect failed: ')
@@ -144,17 +161,23 @@ def report_lines(stdout):
         if entry['id'] in pending:
             entry['server'] = True
             pending.discard(entry['id'])
+        entry['index'] = len(entries)
         entries.append(entry)
     return entries
 
 
 def parse_mss(stdout):
-    """The MSS in use from the first TCP connect line; else the -m line's; else None."""
+    """The MSS in use: the first TCP connect line's (2.1.x), else the line 2.0.x prints after the
+    test with ``-m`` (``[  3] MSS size 1448 bytes (MTU 1500 bytes, ethernet)``); else None.
+
+    2.1.x's ``-m`` line (``MSS size 536 bytes`` before connecting) is the socket's default or
+    ``-M`` request, not the segment size in use: never read.
+    """
     match = _MSS_CONNECT_RE.search(stdout or '')
     if match:
         return int(match.group(1))
     for line in (stdout or '').splitlines():
-        printed = _MSS_PRINT_RE.match(line.strip())
+        printed = _MSS_AFTER_RE.match(line.strip())
         if printed:
             return int(printed.group(1))
     return None
@@ -213,10 +236,17 @@ def _total(lines, key):
     return round(sum(values), 6) if values else None
 
 
-def _final_sum(sums, kind):
-    """The last [SUM] (kind 'SUM') or the [FDn] lines' last of each n (kind 'FD')."""
+def _final_sum(sums, kind, finals=()):
+    """The final [SUM] (kind 'SUM') or the [FDn] lines' last of each n (kind 'FD').
+
+    The final [SUM] starts at 0 and comes after every stream's final line: a run whose
+    stream stalled can end without one, and its last [SUM] is then an interval's (0.00
+    bits/sec in the worst case), not the total (None: the caller adds the streams' finals up).
+    """
     if kind == 'SUM':
-        chosen = [entry for entry in sums if entry['id'] == 'SUM']
+        after = max([entry['index'] for entry in finals] or [-1])
+        chosen = [entry for entry in sums if entry['id'] == 'SUM' and entry['start'] == 0
+                  and entry['index'] > after]
         return chosen[-1] if chosen else None
     last = {}
     for entry in sums:
@@ -225,27 +255,39 @@ def _final_sum(sums, kind):
     return list(last.values())
 
 
-def _interval_samples(stream_intervals, sums, test):
-    """Per-second samples summed over streams (the [SUM]/[FD] lines where iperf2 prints them)."""
-    by_end = []
+def _interval_samples(finals, stream_intervals, sums, test):
+    """Per-second samples summed over streams (the [SUM]/[FD] lines where iperf2 prints them).
+
+    A second for which iperf printed neither a [SUM] line nor a line of every stream is left
+    out: at the end of a ``-P`` run iperf folds a stream's last part-second into its final
+    report, and the one stream left would read as the whole (7490 of about 30000 Mbit/s).
+    The client's own lines are what it sent (TCP without ``-R``, UDP): ``throughput_sent_mbps``;
+    what it received (``-R``, UDP's jitter/loss columns) is ``throughput_mbps``, the receiver's.
+    """
+    final_sum = _final_sum(sums, 'SUM', finals)
+    streams = set((e['id'], e['direction']) for e in finals)
+    # an interval is known by its start: the streams' ends differ at the last one (1.9992, 1.9980)
+    starts = []
     for entry in stream_intervals:
-        if entry['end'] not in by_end:
-            by_end.append(entry['end'])
-    sum_lines = [e for e in sums if e['id'] == 'SUM'][:-1]
+        if entry['start'] not in starts:
+            starts.append(entry['start'])
+    sum_lines = [e for e in sums if e['id'] == 'SUM' and e is not final_sum]
     fd_lines = {}
     for entry in sums:
         if entry['id'].startswith('FD'):
             fd_lines.setdefault(entry['id'], []).append(entry)
     samples = []
-    for end in by_end:
-        rows = [e for e in stream_intervals if e['end'] == end]
-        sample = {'t': end}
+    for start in starts:
+        rows = [e for e in stream_intervals if e['start'] == start]
+        own_sum = [e for e in sum_lines if e['start'] == start]
+        if not own_sum and set((e['id'], e['direction']) for e in rows) != streams:
+            continue
+        sample = {'t': own_sum[0]['end'] if own_sum else max(e['end'] for e in rows)}
         send = [e for e in rows if e['direction'] == 'send']
         recv = [e for e in rows if e['direction'] == 'recv']
-        own_sum = [e for e in sum_lines if e['end'] == end]
         if test == 'tcp_bidir':
             fd_here = [lines[i] for lines in fd_lines.values() for i in range(len(lines) - 1)
-                       if lines[i]['end'] == end]
+                       if lines[i]['start'] == start]
             sample['throughput_sent_mbps'] = _total(send, 'mbps')
             sample['throughput_received_mbps'] = _total(recv, 'mbps')
             if own_sum:
@@ -258,7 +300,8 @@ def _interval_samples(stream_intervals, sums, test):
             sample['retransmits'] = _total(send, 'retransmits')
         else:
             source = own_sum if own_sum else rows
-            sample['throughput_mbps'] = _total(source, 'mbps')
+            side = 'throughput_mbps' if recv and not send else 'throughput_sent_mbps'
+            sample[side] = _total(source, 'mbps')
             sample['retransmits'] = _total(source, 'retransmits')
             if recv and all('lost' in e for e in recv):
                 sample['lost_packets'] = _total(recv, 'lost')
@@ -266,6 +309,23 @@ def _interval_samples(stream_intervals, sums, test):
                 sample['jitter_ms'] = round(sum(e['jitter_ms'] for e in recv) / len(recv), 6)
         samples.append(dict((k, v) for k, v in sample.items() if v is not None))
     return samples
+
+
+def stalled_streams(finals, stream_intervals, duration=None):
+    """Notes on the streams that stalled: whose last interval moved 0 bytes, or whose final
+    report ends long after the ``duration`` asked (iperf waits for a stuck stream)."""
+    notes = []
+    for final in finals:
+        mine = [e for e in stream_intervals if (e['id'], e['direction']) == (final['id'], final['direction'])]
+        why = []
+        if mine and mine[-1]['transfer'] == 0:
+            why.append('0 bytes in its last interval (%g-%g s)' % (mine[-1]['start'], mine[-1]['end']))
+        if duration and final['end'] > float(duration) + max(2.0, 0.25 * float(duration)):
+            why.append('its final report ends at %g s of the %s s asked' % (final['end'], duration))
+        if why:
+            notes.append('iperf2 stream %s (%s) stalled: %s; the total counts what it moved'
+                         % (final['id'], 'sending' if final['direction'] == 'send' else 'receiving', ', '.join(why)))
+    return notes
 
 
 def _receiver_metrics(lines, metrics):
@@ -282,7 +342,7 @@ def _receiver_metrics(lines, metrics):
 def _metrics(finals, sums, servers, test):
     send = [e for e in finals if e['direction'] == 'send']
     recv = [e for e in finals if e['direction'] == 'recv']
-    total = _final_sum(sums, 'SUM')
+    total = _final_sum(sums, 'SUM', finals)
     metrics = {}
     if test == 'tcp_bidir':
         fds = _final_sum(sums, 'FD')
@@ -340,14 +400,15 @@ def parse(stdout, stderr='', rc=0, test='tcp_stream', duration=None):
     (``-R``), ``tcp_bidir`` (``--full-duplex``), ``udp_stream`` (``-u``).
     ``duration`` (the ``-t`` asked), when given, makes a final report ending
     before 90 % of it an error (a cut-short run).
-    Returns ``{version, error, metrics, intervals, mss, streams}``: metrics
+    Returns ``{version, error, metrics, intervals, mss, streams, notes}``: metrics
     maps perflab metric names to floats; on an error both metrics and
-    intervals are empty (a failed run must not be ranked).
+    intervals are empty (a failed run must not be ranked); ``notes`` says
+    which streams stalled (``stalled_streams``).
     """
     if test not in TESTS:
         raise ValueError('test must be one of %s, not %r' % (', '.join(TESTS), test))
     result = {'version': parse_version(stderr) or parse_version(stdout), 'error': None,
-              'metrics': {}, 'intervals': [], 'mss': parse_mss(stdout), 'streams': 0}
+              'metrics': {}, 'intervals': [], 'mss': parse_mss(stdout), 'streams': 0, 'notes': []}
     entries = report_lines(stdout)
     servers = [e for e in entries if e['server']]
     finals, stream_intervals, sums = _split(entries)
@@ -376,5 +437,6 @@ def parse(stdout, stderr='', rc=0, test='tcp_stream', duration=None):
         result['error'] = error
         return result
     result['metrics'] = metrics
-    result['intervals'] = _interval_samples(stream_intervals, sums, test)
+    result['intervals'] = _interval_samples(finals, stream_intervals, sums, test)
+    result['notes'] = stalled_streams(finals, stream_intervals, duration)
     return result

@@ -276,14 +276,15 @@ def interval_samples(test, interim):
     """Per-interval samples ``[{t, <metric>: value}]`` from netperf -D interim lines.
 
     ``t`` is the end of the interval in seconds from the start of the first one.
-    UDP_STREAM interim rates are the sender's (``throughput_sent_mbps``).
+    Interim rates are the netperf side's, which sends in TCP_STREAM and UDP_STREAM
+    (``throughput_sent_mbps``) and receives in TCP_MAERTS (``throughput_mbps``, the receiver's).
     """
     if not interim:
         return []
     kind = TESTS[test][3]
     if kind == 'rr':
         metric = 'transactions_per_s'
-    elif test == 'udp_stream':
+    elif TESTS[test][2] == 'client_to_server':
         metric = 'throughput_sent_mbps'
     else:
         metric = 'throughput_mbps'

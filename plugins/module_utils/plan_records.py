@@ -62,7 +62,9 @@ def server_verdict(record, servers, server_error=None):
 
     An ``ok`` record whose server logged one of the tool's ``server_log_problems`` during the
     test becomes ``failed`` with the tool's message (its values are kept: they are what the
-    tool printed); a record whose server log could not be read gets a note saying so.
+    tool printed); a record whose server log could not be read, or reached its bound during
+    the test (``full``: lines after it were lost, so the count is a lower bound and none
+    found means the test was not checked), gets a note saying so.
     """
     record = copy.deepcopy(record)
     tool = registry.get(record['tool'])
@@ -73,9 +75,15 @@ def server_verdict(record, servers, server_error=None):
         return record
     for server in [entry for entry in servers or [] if entry.get('tool') == record['tool']]:
         problems = server.get('log_problems') or {}
+        if problems.get('full'):
+            records.add_note(record, 'port %s: the server log was %s: it reached its bound (%d bytes) during the '
+                                     'test and the lines after it were lost'
+                             % (server.get('port'), 'checked only in part' if problems.get('count') else 'not checked',
+                                problems.get('size') or 0))
         if not problems.get('count'):
             continue
-        message = tool.server_log_message % {'count': problems['count'], 'nofile': server.get('nofile') or '?',
+        count = ('at least %d' if problems.get('full') else '%d') % problems['count']
+        message = tool.server_log_message % {'count': count, 'nofile': server.get('nofile') or '?',
                                              'line': (problems.get('lines') or [''])[0]}
         records.add_note(record, 'port %s: %s' % (server.get('port'), message))
         if record['status'] == 'ok':

@@ -258,7 +258,8 @@ def spawn_detached(argv, log_path, env=None, nofile=None, cwd='/', log_max_bytes
     """Start ``argv`` detached: own session, stdin /dev/null, stdout+stderr to ``log_path``.
 
     The working directory is ``cwd`` (``/``: Ansible deletes the module's temporary directory).
-    The log is truncated first and bounded to ``log_max_bytes``.
+    The log is truncated first, written in append mode (it can be emptied while the server runs:
+    ``empty_log``) and bounded to ``log_max_bytes``.
 
     The child's soft RLIMIT_NOFILE is ``nofile``, or the hard limit when None (a server that
     accepts many connections runs out of descriptors at the usual soft 1024); ``nofile`` above
@@ -278,7 +279,10 @@ def spawn_detached(argv, log_path, env=None, nofile=None, cwd='/', log_max_bytes
         if log_max_bytes:
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (log_max_bytes, log_max_bytes))
-    log = open(log_path, 'wb')
+    # truncated, then opened for appending: the server writes at the end of the file whatever its
+    # size, so a log emptied between tests (bench_server status) takes lines again up to the bound
+    open(log_path, 'wb').close()
+    log = open(log_path, 'ab')
     try:
         popen = subprocess.Popen(
             [str(arg) for arg in argv], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
@@ -307,6 +311,16 @@ def log_matches(path, patterns, offset=0, max_bytes=LOG_MAX_BYTES, max_lines=5):
         return 0, [], 0
     found = [line.strip() for line in text.splitlines() if any(regex.search(line) for regex in compiled)]
     return len(found), found[:max_lines], size
+
+
+def empty_log(path):
+    """Empty the log ``path`` of a running server spawned by spawn_detached (append mode: its next
+    line goes to the start again); False when it could not be emptied."""
+    try:
+        os.truncate(path, 0)
+        return True
+    except (IOError, OSError):
+        return False
 
 
 def pid_alive(pid):

@@ -256,7 +256,8 @@ def bound_raw(text, limit=RAW_LIMIT):
 
 
 # primary metrics for which 0 means the test moved nothing (not a slow result)
-ZERO_IS_FAILURE = ('throughput_mbps', 'transactions_per_s', 'connections_per_s', 'packets_per_s')
+ZERO_IS_FAILURE = ('throughput_mbps', 'throughput_sent_mbps', 'transactions_per_s', 'connections_per_s',
+                   'packets_per_s')
 
 
 def nothing_measured_error(record):

@@ -114,6 +114,10 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
 
     context = {'version': version, 'help': help_text}
     parsed = [parse_process(tool, params, proc, timeout, context) for proc in procs]
+    for result in parsed:
+        # what a parser saw beside the values (iperf2: a stream that stalled)
+        for note in result.get('notes') or []:
+            rec.add_note(record, note)
     if not record['tool_version']:
         record['tool_version'] = next((result.get('version') for result in parsed if result.get('version')), '')
     multi = processes > 1

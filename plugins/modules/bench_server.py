@@ -218,7 +218,10 @@ servers:
       type: str
       sample: /run/perflab/iperf3-5201.pid
     log:
-      description: Path of the server's log (stdout and stderr; truncated at start, at most 8 MiB).
+      description:
+        - Path of the server's log (stdout and stderr; truncated at start, at most 8 MiB). For a tool with
+          server log problems (ethr), C(state=status) empties it after reading it, so that each test's window starts
+          empty.
       type: str
       sample: /run/perflab/iperf3-5201.log
     nofile:
@@ -231,9 +234,15 @@ servers:
           runs out of file descriptors), the lines of that kind logged since the previous call's mark
           (C(count), at most 5 C(lines), C(since) and C(size) in bytes); the mark moves to the end of
           the log (not in check mode). Null for the other tools.
+        - With C(state=status) the log is then emptied (C(emptied) true; a server started by an earlier
+          version, whose log is not in append mode, only gets the mark), so that each test is checked on
+          its own window, which the tests before it cannot have filled.
+        - C(full) is true when the log reached its 8 MiB bound in the window (lines after it were lost),
+          C(count) is a lower bound, and a C(count) of 0 means the window could not be checked.
         - The benchmark role reads it after each such test and M(perflab.network.bench_record) says it in the record.
       type: dict
-      sample: {count: 5, lines: ['Error accepting new TCP connection: ... too many open files'], since: 0, size: 1210}
+      sample: {count: 5, lines: ['Error accepting new TCP connection: ... too many open files'], since: 0, size: 1210,
+               full: false, emptied: true}
 '''
 
 import ipaddress
@@ -364,24 +373,53 @@ def mark_path(log):
     return log[:-len('.log')] + '.mark'
 
 
-def log_problems(tool, log, move_mark=True):
-    """The log lines of ``tool``'s server_log_problems since the mark (None for tools without any)."""
+# a mark's flag: the server's log was opened in append mode (started by this version), so a status read
+# may empty it (servers of earlier versions wrote at their own offset: their logs only get the offset)
+APPEND_MARK = 'append'
+
+
+def read_mark(mark):
+    """(offset where the previous status read stopped, whether the log may be emptied) of a log's mark."""
+    try:
+        with open(mark) as handle:
+            fields = handle.read().split()
+        return int(fields[0]), APPEND_MARK in fields[1:]
+    except (IOError, OSError, ValueError, IndexError):
+        return 0, False
+
+
+def write_mark(mark, offset, append):
+    try:
+        with open(mark, 'w') as handle:
+            handle.write('%d%s\n' % (offset, (' ' + APPEND_MARK) if append else ''))
+    except (IOError, OSError):
+        pass
+
+
+def log_problems(tool, log, move_mark=True, empty=False):
+    """The log lines of ``tool``'s server_log_problems since the mark (None for tools without any).
+
+    ``full``: the log reached its bound (process.LOG_MAX_BYTES) in this window, so lines after it were
+    lost: the count is a lower bound, and 0 means the window was not checked. With ``empty`` (a status
+    read after a test) the log is emptied after it is read, so that each test gets a window of its own
+    that a test before it cannot have filled.
+    """
     patterns = registry.get(tool).server_log_problems
     if not patterns:
         return None
     mark = mark_path(log)
-    since = read_pidfile(mark) or 0
+    since, append = read_mark(mark)
     count, lines, size = process.log_matches(log, patterns, since)
     if size < since:   # a new log (the server restarted): from its start
         since = 0
         count, lines, size = process.log_matches(log, patterns, 0)
+    emptied = False
     if move_mark:
-        try:
-            with open(mark, 'w') as handle:
-                handle.write('%d\n' % size)
-        except (IOError, OSError):
-            pass
-    return {'count': count, 'lines': lines, 'since': since, 'size': size}
+        # read after the test ended: what the server writes between the read and this is not counted
+        emptied = empty and append and process.empty_log(log)
+        write_mark(mark, 0 if emptied else size, append)
+    return {'count': count, 'lines': lines, 'since': since, 'size': size,
+            'full': size >= process.LOG_MAX_BYTES, 'emptied': emptied}
 
 
 def read_pidfile(path):
@@ -521,7 +559,7 @@ def main():
         pidfile, log = paths(pid_dir, tool, port)
         problems = None
         if server_state in ('running', 'stopped', 'started'):
-            problems = log_problems(tool, log, move_mark=not module.check_mode)
+            problems = log_problems(tool, log, move_mark=not module.check_mode, empty=state == 'status')
         return {'tool': tool, 'port': port, 'pid': pid, 'bind': bind, 'state': server_state,
                 'command': argv, 'pidfile': pidfile, 'log': log, 'log_problems': problems,
                 'nofile': host_platform.current().process_nofile(pid) if pid and server_state in ('running', 'started') else None}
@@ -584,6 +622,7 @@ def main():
             _remove(mark_path(log))   # the log starts empty
             pid = process.spawn_detached(argv, log, nofile=params.get('nofile'),
                                          env={process.SERVER_MARK: '%s-%d' % (tool, port)})
+            write_mark(mark_path(log), 0, True)   # its log is in append mode: a status read may empty it
             with open(pidfile, 'w') as handle:
                 handle.write('%d\n' % pid)
             started_now.append((tool, pid, port))

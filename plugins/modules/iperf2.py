@@ -19,8 +19,12 @@ description:
   - iperf2 exits 0 on every client error (connection refused, unknown option, peer reset); the module
     judges the run by its output and its error text, never by the exit code.
   - TCP tests report what the client wrote (V(tcp_stream), with retransmits) or read (V(tcp_maerts));
-    the MSS in use (from the connect line) is the metric C(mss_bytes). UDP reports the server's
-    numbers (received rate, jitter, loss) from its server report.
+    the MSS in use (from the connect line; iperf 2.0.x prints it after the test, for which the TCP tests
+    pass C(-m)) is the metric C(mss_bytes). UDP reports the server's numbers (received rate, jitter, loss)
+    from its server report; its intervals are the client's send rate (C(throughput_sent_mbps)).
+  - A stream that stalls (its last interval moves nothing, or it holds the client well past O(duration)) fails
+    the record; the error says what iperf2 counted in all (its final C([SUM]), or the streams' own final lines
+    added up) and C(notes) name each stalled stream.
   - With O(processes) > 1 that many clients run at once against O(port), O(port)+1, ... and the
     record holds their sum and each process.
   - Changes nothing on the host. In check mode only C(iperf -v) runs.

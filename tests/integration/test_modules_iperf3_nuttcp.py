@@ -293,7 +293,7 @@ def test_iperf2(played):
     assert tcp['status'] == 'ok', tcp['error']
     assert tcp['tool'] == 'iperf2' and tcp['tool_version'].startswith('2.1')
     assert tcp['test_id'] == 'iperf2/tcp_stream/parallel=1'
-    assert tcp['command'][1:] == ['-c', server, '-p', '5401', '-t', '3', '-e', '-f', 'k', '-i', '1', '-P', '1',
+    assert tcp['command'][1:] == ['-c', server, '-p', '5401', '-t', '3', '-e', '-f', 'k', '-i', '1', '-P', '1', '-m',
                                   '-B', lab.hostvars()['lab2']['perflab_data_address']]
     tool = tcp['metrics']['throughput_mbps']['value']
     ratio = tcp['metrics']['nic_tx_mbps']['value'] / tool

@@ -488,6 +488,7 @@ class WorkbookWriter(object):
         written = 0
         # the first successful record with tool samples of each (test, configuration) gets charted
         ranges = {}
+        sampled = {}   # test id -> the metrics its charted records' samples carry
         for record, source, rows in report.iter_interval_groups():
             room = limit - written
             if room <= 0:
@@ -500,16 +501,18 @@ class WorkbookWriter(object):
             if source == 'tool' and record.get('status') == 'ok':
                 key = (record.get('test_id'), report.column_of(record))
                 ranges.setdefault(key, (first, first + len(rows) - 1))
+                sampled.setdefault(key[0], set()).update(name for sample in record.get('intervals') or []
+                                                         for name in sample)
         if written:
             ws.auto_filter.ref = 'A1:%s%d' % (get_column_letter(len(columns)), written + 1)
         self.info['interval_rows'] = written
-        charts = self._interval_charts(ws, columns, ranges)
+        charts = self._interval_charts(ws, columns, ranges, sampled)
         # the charts stand right of the table: the print area takes them in
         chart_columns = (1 + int(CHART_WIDTH_CM / DEFAULT_COLUMN_CM + 1)) if charts else 0
         chart_rows = 2 + (charts - 1) * INTERVAL_CHART_ROWS + int(CHART_HEIGHT_CM / ROW_CM + 1) if charts else 0
         self._print_area(ws, len(columns) + chart_columns, max(written + 1, chart_rows))
 
-    def _interval_charts(self, ws, columns, ranges):
+    def _interval_charts(self, ws, columns, ranges, sampled=None):
         report = self.report
         keys = report.interval_keys
         if not keys or not ranges:
@@ -520,8 +523,11 @@ class WorkbookWriter(object):
         for test in report.tests:
             if charts >= MAX_INTERVAL_CHARTS:
                 break
-            metric = test.metric if test.metric in keys else (
-                'throughput_mbps' if 'throughput_mbps' in keys else keys[0])
+            # the test's primary metric where its samples carry it, else the rate they name
+            # (a sender's interval rate is throughput_sent_mbps: iperf2, netperf TCP_STREAM, ethr UDP)
+            mine = (sampled or {}).get(test.test_id) or set(keys)
+            metric = next((name for name in (test.metric, 'throughput_mbps', 'throughput_received_mbps',
+                                             'throughput_sent_mbps') if name in mine and name in keys), keys[0])
             value_column = columns.index(metric) + 1
             series = [(label, ranges[(test.test_id, label)]) for label in report.columns
                       if (test.test_id, label) in ranges]

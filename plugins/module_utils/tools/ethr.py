@@ -29,7 +29,9 @@ def no_http_message(version, protocols, refused=False):
 class Ethr(Tool):
     name = 'ethr'
     title = 'Ethr'
-    report_tests = {'bandwidth': 'Bandwidth', 'tcp_latency': 'Latency', 'connections': 'Connections/s',
+    # keyed by the record's test (record_test): the bandwidth test records tcp_stream, tcp_maerts, udp_stream
+    report_tests = {'bandwidth': 'Bandwidth', 'tcp_stream': 'Bandwidth', 'tcp_maerts': 'Bandwidth',
+                    'udp_stream': 'Bandwidth', 'tcp_latency': 'Latency', 'connections': 'Connections/s',
                     'packets': 'Packets/s', 'http_bandwidth': 'Bandwidth'}
     report_options = {'buffer_length': 'Buffer Length: %s', 'rate_mbps': '%s Mbit Objective',
                       'iterations': 'Iterations: %s', 'gap': 'Gap: %s', 'warmup': 'Warm-up: %s'}
@@ -42,7 +44,7 @@ class Ethr(Tool):
     # the server's accept errors when it runs out of file descriptors (connections/s): the client
     # still prints a rate, only the server's log shows that connections were refused
     server_log_problems = (r'too many open files',)
-    server_log_message = ('the ethr server hit its open-files limit (soft nofile %(nofile)s): %(count)d accept '
+    server_log_message = ('the ethr server hit its open-files limit (soft nofile %(nofile)s): %(count)s accept '
                           'error(s) in its log, e.g. "%(line)s"; the rate is bounded by that limit, not the network '
                           '(give bench_server a higher nofile, or raise the hard limit)')
     # the module's test names (ethr's -t); record_test gives the normalized name
@@ -69,6 +71,8 @@ class Ethr(Tool):
         label = title or self.report_test_label(test, protocol, direction, options)
         if (options or {}).get('reverse') or direction == 'server_to_client':
             label += ' (Server To Client)'
+        elif test == 'udp_stream' and not title:
+            label += ' (Sent)'   # ethr 1.0 counts the bytes the client sent (throughput_sent_mbps)
         shown = 'HTTP' if test == 'http_bandwidth' else (protocol or '').upper()
         return ['Protocol: %s' % shown if shown else '', 'Test: %s' % label]
 
@@ -94,6 +98,12 @@ class Ethr(Tool):
             return ['parallel %d ignored: ethr 1.0 runs the %s test over one connection whatever -n says '
                     '(parallel recorded as 1)' % (asked, test)]
         return []
+
+    def primary(self, params):
+        # UDP bandwidth: ethr 1.0 counts the bytes the client sent, the sender's rate
+        if (params.get('test') or self.default_test) == 'bandwidth' and self.effective_protocol(params) == 'udp':
+            return parse_ethr.UDP_RATE
+        return Tool.primary(self, params)
 
     def record_test(self, params):
         test = params.get('test') or self.default_test

@@ -8,7 +8,8 @@
 Parser: parse_iperf2 (its docstring lists the quirks; fixtures and how they were
 captured: tests/unit/fixtures/iperf2/2.1.8/README.md). The client runs with
 enhanced text reports in decimal Kbit/s (``-e -f k -i 1``): the only form that
-has retransmits, the UDP server report, ``[SUM]`` lines and the MSS in use.
+has retransmits, the UDP server report, ``[SUM]`` lines and the MSS in use (with
+``-m`` for 2.0.x, which prints it after the test).
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -21,6 +22,11 @@ from ansible_collections.perflab.network.plugins.module_utils import parse_iperf
 from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, size_errors, udp_bitrate_errors
 
 # iperf2 reads k/m/g as 10^3 and K/M/G as 2^10 in -w and -l (iperf3: all 2^10): the text is passed as given
+
+
+# -m: iperf 2.0.x prints the MSS in use only with it, after the test ("[  3] MSS size 1448 bytes
+# (MTU 1500 bytes, ethernet)"); 2.1.x prints it in every connect line and its -m line is not read
+PRINT_MSS = '-m'
 
 
 def _is_ipv6(address):
@@ -82,6 +88,8 @@ class Iperf2(Tool):
         argv = [executable, '-c', params['server'], '-p', str(self.process_port(params, index)),
                 '-t', str(params['duration']), '-e', '-f', 'k', '-i', '1', '-P', str(params['parallel'])]
         argv += self.tests[params['test']].flags
+        if self.tests[params['test']].protocol == 'tcp':
+            argv.append(PRINT_MSS)
         if params['test'] == 'udp_stream':
             # per stream; lower-case m is 10^6 (M would be 2^20)
             argv += ['-b', '%gm' % params['bitrate']]
@@ -111,6 +119,13 @@ class Iperf2(Tool):
         parsed = parse_iperf2.parse(proc.stdout, proc.stderr, proc.rc, params['test'], duration=params['duration'])
         if parsed.get('mss') and not parsed['error']:
             parsed['metrics']['mss_bytes'] = float(parsed['mss'])
+        if parsed['notes'] and not parsed['error']:
+            # a stalled stream is a fault of the path, not a rate of it: the record fails and says
+            # what iperf2 counted (the notes name each stream)
+            total = parsed['metrics'].get('throughput_mbps')
+            parsed['error'] = ('%d of %d iperf2 stream(s) stalled during the test (iperf2 counted %s Mbit/s in all): %s'
+                               % (len(parsed['notes']), parsed['streams'] or len(parsed['notes']),
+                                  '%g' % total if total is not None else 'no total', parsed['notes'][0]))
         return parsed
 
 

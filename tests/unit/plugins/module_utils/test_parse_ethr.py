@@ -64,6 +64,9 @@ def test_tcp_bandwidth_four_streams_uses_the_sum_lines():
     assert [s['throughput_mbps'] for s in parse_ethr.parse_bandwidth(no_sum)] == [
         pytest.approx(9300.0), pytest.approx(9800.0), pytest.approx(9700.0)]
     assert [s['streams'] for s in parse_ethr.parse_bandwidth(no_sum)] == [4, 4, 4]
+    # a second some streams printed no line for is not their sum (issue #29.5's class, in ethr)
+    partial = '\n'.join(line for line in no_sum.splitlines() if not line.startswith('[    9]     TCP      002-003'))
+    assert [s['t'] for s in parse_ethr.parse_bandwidth(partial)] == [1.0, 2.0]
 
 
 def test_text_agrees_with_the_json_log_for_bandwidth():
@@ -72,14 +75,19 @@ def test_text_agrees_with_the_json_log_for_bandwidth():
         logged = [json.loads(line) for line in fixture(name + '.log').splitlines()]
         rates = [parse_ethr.units.parse_si(entry['BitsPerSecond']) / 1e6
                  for entry in logged if entry['Type'] == 'TestResult']
-        parsed = [sample['throughput_mbps'] for sample in parse_ethr.parse_bandwidth(fixture(name + '.txt'))]
+        parsed = [sample.get('throughput_mbps', sample.get('throughput_sent_mbps'))
+                  for sample in parse_ethr.parse_bandwidth(fixture(name + '.txt'))]
         assert parsed == pytest.approx(rates), name
 
 
 def test_udp_bandwidth_has_packets():
     result = parse_ethr.parse_result('bandwidth', fixture('udp_bw.txt'), exit_code('udp_bw'))
-    assert result['intervals'][1] == {'t': 2.0, 'throughput_mbps': 4000.0, 'packets_per_s': 31000.0}
-    assert result['metrics']['throughput_mbps'] == pytest.approx(3840.0)
+    # ethr 1.0 counts the bytes the client sent: the sender's rate, never the receiver's throughput_mbps
+    assert result['intervals'][1] == {'t': 2.0, 'throughput_sent_mbps': 4000.0, 'packets_per_s': 31000.0}
+    assert result['metrics']['throughput_sent_mbps'] == pytest.approx(3840.0)
+    assert 'throughput_mbps' not in result['metrics'] and result['error'] is None
+    # TCP bandwidth stays throughput_mbps
+    assert 'throughput_mbps' in parse_ethr.parse_result('bandwidth', fixture('tcp_bw.txt'), 0)['metrics']
     assert result['metrics']['packets_per_s'] == pytest.approx((31.4 + 31 + 26.9 + 30.9 + 30.8) / 5 * 1000)
 
 
@@ -166,3 +174,11 @@ def test_combine_processes():
     intervals = ETHR.combine_intervals([a, b])
     assert intervals == [{'t': 1.0, 'throughput_mbps': 18100.0}, {'t': 2.0, 'throughput_mbps': 18300.0},
                          {'t': 3.0, 'throughput_mbps': 19600.0}]
+
+
+def test_the_udp_bandwidth_title_says_it_is_the_sent_rate():
+    from ansible_collections.perflab.network.plugins.module_utils import registry
+    ethr = registry.get('ethr')
+    assert ethr.report_title('udp_stream', ['1.0.0'], 'udp', 'client_to_server', 8, 10) == \
+        'Ethr 1.0.0 - Duration: 10 Seconds - Protocol: UDP - Test: Bandwidth (Sent) - Threads: 8'
+    assert 'Test: Bandwidth -' in ethr.report_title('tcp_stream', ['1.0.0'], 'tcp', 'client_to_server', 8, 10)

@@ -62,8 +62,8 @@ def test_tcp_stream_enhanced_kbits():
     assert res['error'] is None
     assert res['metrics'] == {'throughput_mbps': 23043.199, 'throughput_sent_mbps': 23043.199,
                               'retransmits': 19.0}
-    assert res['intervals'] == [{'t': 1.0, 'throughput_mbps': 22959.621, 'retransmits': 14.0},
-                                {'t': 2.0, 'throughput_mbps': 23419.945, 'retransmits': 4.0}]
+    assert res['intervals'] == [{'t': 1.0, 'throughput_sent_mbps': 22959.621, 'retransmits': 14.0},
+                                {'t': 2.0, 'throughput_sent_mbps': 23419.945, 'retransmits': 4.0}]
     assert res['mss'] == 32741
     assert res['streams'] == 1
 
@@ -74,7 +74,7 @@ def test_tcp_stream_mbits_formats():
     assert res['metrics'] == {'throughput_mbps': 23529.0, 'throughput_sent_mbps': 23529.0,
                               'retransmits': 16.0}
     assert [i['t'] for i in res['intervals']] == [1.0, 2.0]
-    assert res['intervals'][1] == {'t': 2.0, 'throughput_mbps': 23535.0, 'retransmits': 0.0}
+    assert res['intervals'][1] == {'t': 2.0, 'throughput_sent_mbps': 23535.0, 'retransmits': 0.0}
 
 
 def test_adaptive_units_are_read():
@@ -94,7 +94,9 @@ def test_mss_from_connect_line_not_from_m():
     res = run('fk-tcp-M1400-m-w256k-l64k')
     assert res['mss'] == 1388
     assert res['metrics']['throughput_mbps'] == 13884.912
-    assert parse_iperf2.parse_mss('MSS req size 1400 bytes (per TCP_MAXSEG)\n') == 1400
+    # the -m/-M line before connecting is the default or the request, not the MSS in use
+    assert parse_iperf2.parse_mss('MSS req size 1400 bytes (per TCP_MAXSEG)\n') is None
+    assert parse_iperf2.parse_mss(load('tcp-m.txt').replace('icwnd/mss/irtt', 'x')) is None
     assert run('fk-udp', 'udp_stream')['mss'] is None
 
 
@@ -104,14 +106,14 @@ def test_tcp_parallel_uses_sum_lines():
     assert res['streams'] == 4
     assert res['metrics'] == {'throughput_mbps': 35441.037, 'throughput_sent_mbps': 35441.037,
                               'retransmits': 23.0}
-    assert res['intervals'] == [{'t': 1.0, 'throughput_mbps': 25970.084, 'retransmits': 18.0},
-                                {'t': 2.0, 'throughput_mbps': 44939.87, 'retransmits': 5.0}]
+    assert res['intervals'] == [{'t': 1.0, 'throughput_sent_mbps': 25970.084, 'retransmits': 18.0},
+                                {'t': 2.0, 'throughput_sent_mbps': 44939.87, 'retransmits': 5.0}]
     res = run('tcp-P4')
     assert res['metrics'] == {'throughput_mbps': 35315.0, 'throughput_sent_mbps': 35315.0}
     assert res['intervals'] == []
     res = run('tcp-P4-e-i1')
     assert res['metrics']['retransmits'] == 62.0 and res['metrics']['throughput_mbps'] == 37111.0
-    assert res['intervals'][0] == {'t': 1.0, 'throughput_mbps': 39499.0, 'retransmits': 53.0}
+    assert res['intervals'][0] == {'t': 1.0, 'throughput_sent_mbps': 39499.0, 'retransmits': 53.0}
 
 
 def test_tcp_maerts_client_receives():
@@ -169,9 +171,9 @@ def test_udp_server_report():
     assert res['metrics'] == {'throughput_mbps': 100.009, 'throughput_received_mbps': 100.009,
                               'throughput_sent_mbps': 100.014, 'jitter_ms': 0.001,
                               'lost_packets': 0.0, 'packets': 17011.0, 'lost_percent': 0.0}
-    # intervals are the send rate (only the final report comes from the server)
-    assert res['intervals'] == [{'t': 1.0, 'throughput_mbps': 100.007},
-                                {'t': 2.0, 'throughput_mbps': 100.019}]
+    # intervals are the send rate (only the final report comes from the server): named so
+    assert res['intervals'] == [{'t': 1.0, 'throughput_sent_mbps': 100.007},
+                                {'t': 2.0, 'throughput_sent_mbps': 100.019}]
     res = run('udp-b100m', 'udp_stream')
     assert res['metrics']['packets'] == 17005.0 and res['metrics']['throughput_mbps'] == 100.0
 
@@ -202,8 +204,8 @@ def test_udp_parallel_sums_server_reports():
                               'throughput_received_mbps': 100.011 + 100.015,
                               'throughput_sent_mbps': 200.012, 'jitter_ms': 0.0,
                               'lost_packets': 0.0, 'packets': 17010.0 + 17011.0, 'lost_percent': 0.0}
-    assert res['intervals'] == [{'t': 1.0, 'throughput_mbps': 200.026},
-                                {'t': 2.0, 'throughput_mbps': 200.014}]
+    assert res['intervals'] == [{'t': 1.0, 'throughput_sent_mbps': 200.026},
+                                {'t': 2.0, 'throughput_sent_mbps': 200.014}]
     res = run('udp-b50m-P2-e-i1', 'udp_stream')
     assert res['metrics']['lost_packets'] == 1.0 and res['metrics']['packets'] == 8507.0 * 2
 
@@ -292,9 +294,85 @@ def test_unknown_test():
 ])
 def test_interval_mean_is_close_to_the_end_value(name, test):
     res = run(name, test)
-    samples = [s['throughput_mbps'] for s in res['intervals']]
+    # each side compared with the same side: the client's send rate with the sent total
+    side = 'throughput_sent_mbps' if test in ('tcp_stream', 'udp_stream') and 'throughput_sent_mbps' in \
+        res['metrics'] else 'throughput_mbps'
+    samples = [s[side] for s in res['intervals']]
     assert len(samples) == 2
     mean = sum(samples) / len(samples)
-    final = res['metrics']['throughput_sent_mbps'] if test == 'udp_stream' and 'throughput_sent_mbps' in \
-        res['metrics'] else res['metrics']['throughput_mbps']
+    final = res['metrics'][side]
     assert mean == pytest.approx(final, rel=0.15)
+
+
+# ---------------------------------------------------------------------------
+# issue #29.5 and #28.4: stalled streams, the last interval of a -P run, the sides of the
+# intervals, and the MSS line of 2.0.x (fixtures: README.md of 2.1.8/ and 2.0.13/)
+
+FIXTURES_2013 = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'iperf2', '2.0.13')
+
+
+def run_2013(name, test='tcp_stream', duration=2):
+    with open(os.path.join(FIXTURES_2013, name + '.txt')) as handle:
+        return parse_iperf2.parse(handle.read(), '', 0, test=test, duration=duration)
+
+
+def test_no_final_sum_adds_up_the_streams_final_lines():
+    # one stream stalled; no final [SUM]: the last [SUM] is an interval's 0.00 bits/sec
+    res = run('edited-fk-tcp-P4-stall-no-final-sum', duration=3)
+    assert res['error'] is None
+    # the streams' own final lines: 6866954 + 9131934 + 8319479 + 1880077 Kbit/s
+    assert res['metrics']['throughput_mbps'] == pytest.approx(26198.444)
+    assert res['metrics']['retransmits'] == 11.0 + 3.0 + 21.0 + 16.0
+    # where iperf printed its final [SUM] (real, the same stall), it is the total
+    assert run('fk-tcp-P4-stall-one', duration=3)['metrics']['throughput_mbps'] == 24839.234
+
+
+def test_a_stalled_stream_is_said_in_notes():
+    res = run('fk-tcp-P4-stall-one', duration=3)
+    assert res['notes'] == ['iperf2 stream 1 (sending) stalled: 0 bytes in its last interval (2-3 s), its final '
+                            'report ends at 6.5056 s of the 3 s asked; the total counts what it moved']
+    res = run('fk-tcp-P4-server-stopped', duration=3)
+    assert len(res['notes']) == 4 and all('ends at 6.2' in note for note in res['notes'])
+    assert res['metrics']['throughput_mbps'] == 6691.708
+    # healthy runs, also a slow close on a busy machine (3.0147 s for -t 2), say nothing
+    for name, duration in (('fk-tcp-P4-t3', 3), ('fk-tcp-P4', 2), ('tcp-e-m', 2), ('fk-tcp-R-P2-m', 2)):
+        assert run(name, 'tcp_maerts' if '-R' in name else 'tcp_stream', duration=duration)['notes'] == [], name
+
+
+def test_the_last_interval_of_one_stream_is_not_the_sum():
+    # the others folded their last second into their finals: one stream's 11473 is not the whole
+    res = run('edited-fk-tcp-P4-last-interval-one-stream', duration=3)
+    assert [s['t'] for s in res['intervals']] == [1.0, 2.0]
+    assert run('fk-tcp-P4-t3', duration=3)['intervals'][2] == {'t': 3.0, 'throughput_sent_mbps': 43187.7,
+                                                               'retransmits': 3.0}
+    # real: each stream's last interval ends elsewhere (1.9992, 1.9980); [SUM] 1.0000-2.0001 is their sum
+    res = run('fk-tcp-R-P2-m', 'tcp_maerts')
+    assert res['intervals'] == [{'t': 1.0, 'throughput_mbps': 27387.444},
+                                {'t': 2.0001, 'throughput_mbps': 22375.068}]
+
+
+def test_intervals_name_the_side_the_client_measured():
+    # UDP: the client's lines are what it sent (the receiver's loss is in the server report only)
+    res = run('fk-udp-loss', 'udp_stream')
+    assert all('throughput_mbps' not in s and s['throughput_sent_mbps'] > 700 for s in res['intervals'])
+    assert res['metrics']['throughput_mbps'] == 574.315
+    # -u -R: the client received, its lines carry jitter/loss: the receiver's rate
+    assert all('throughput_mbps' in s for s in run('fk-udp-R', 'udp_stream')['intervals'])
+    assert all('throughput_mbps' in s and 'throughput_sent_mbps' not in s
+               for s in run('fk-tcp-R', 'tcp_maerts')['intervals'])
+
+
+def test_mss_after_the_test_2_0():
+    # 2.0.x has no icwnd/mss/irtt in its connect line; with -m it prints the MSS in use after the test
+    res = run_2013('tcp-e-m')
+    assert res['error'] is None and res['mss'] == 1448
+    assert res['metrics']['throughput_mbps'] == 942.142
+    assert res['intervals'][1] == {'t': 2.0, 'throughput_sent_mbps': 941.621, 'retransmits': 0.0}
+    assert run_2013('tcp-jumbo-e-m')['mss'] == 8948
+    res = run_2013('tcp-P4-e-m')
+    assert res['mss'] == 1448 and res['streams'] == 4
+    assert res['metrics'] == {'throughput_mbps': 937.453, 'throughput_sent_mbps': 937.453, 'retransmits': 6.0}
+    assert [s['throughput_sent_mbps'] for s in res['intervals']] == [942.67, 941.622]
+    assert parse_iperf2.parse_mss('[  3] MSS size 1448 bytes (MTU 1500 bytes, ethernet)\n') == 1448
+    # 2.1.8 with -m: the line before connecting is not read, the connect line is
+    assert run('fk-tcp-m')['mss'] == 32741

@@ -66,3 +66,20 @@ def test_a_clean_log_keeps_the_record_and_an_unread_one_says_so():
     assert plan_records.server_verdict(ok_record(), clean)['status'] == 'ok'
     unread = plan_records.server_verdict(ok_record(), [], server_error='lab1 unreachable')
     assert unread['status'] == 'ok' and unread['notes'][-1] == 'the server log was not checked: lab1 unreachable'
+
+
+def test_a_full_log_says_its_count_is_a_lower_bound_or_that_it_was_not_checked():
+    # issue #29.2: a log at its bound loses what comes after; the record must not pass for checked
+    line = 'Error accepting new TCP connection: accept tcp 10.0.1.11:8888: accept4: too many open files'
+    full = [{'tool': 'ethr', 'port': 8888, 'nofile': 1024,
+             'log_problems': {'count': 90200, 'lines': [line], 'full': True, 'size': 8388608}}]
+    out = plan_records.server_verdict(ok_record(), full)
+    assert out['status'] == 'failed'
+    assert out['error'].startswith('the ethr server hit its open-files limit (soft nofile 1024): at least 90200 '
+                                   'accept error(s)')
+    assert 'port 8888: the server log was checked only in part: it reached its bound (8388608 bytes)' in out['notes'][0]
+    unchecked = [{'tool': 'ethr', 'port': 8888, 'nofile': 1024,
+                  'log_problems': {'count': 0, 'lines': [], 'full': True, 'size': 8388608}}]
+    out = plan_records.server_verdict(ok_record(), unchecked)
+    assert out['status'] == 'ok'
+    assert out['notes'][-1].startswith('port 8888: the server log was not checked: it reached its bound')

@@ -450,3 +450,24 @@ def test_text_and_markdown_views_match_the_workbook(study):
 
 def test_markdown_cells_escape_table_syntax():
     assert text._md('a | b\nc') == 'a \\| b c'
+
+
+def test_an_interval_chart_shows_the_rate_its_samples_name(tmp_path):
+    # a test whose samples are the sender's rate (iperf2, netperf TCP_STREAM, ethr UDP: #29.4, #29.5)
+    # is charted on throughput_sent_mbps, not on another tool's throughput_mbps column left empty
+    records = results_of(STOCK)
+    sender = [r for r in records if r['status'] == 'ok' and r['intervals']
+              and all('throughput_mbps' in s for s in r['intervals'])][0]
+    for record in records:
+        if record['test_id'] == sender['test_id']:
+            record['intervals'] = [dict(('throughput_sent_mbps' if k == 'throughput_mbps' else k, v)
+                                        for k, v in s.items()) for s in record['intervals']]
+    source = tmp_path / 'sender.jsonl'
+    source.write_text(''.join(json.dumps(r) + '\n' for r in records))
+    path = str(tmp_path / 'sender.xlsx')
+    report, _result = build.build_report([str(source)], workbook_path=path)
+    charts = openpyxl.load_workbook(path)['Intervals']._charts
+    titles = dict((chart.title.tx.rich.p[0].r[0].t, chart.y_axis.title.tx.rich.p[0].r[0].t) for chart in charts)
+    test = [t for t in report.tests if t.test_id == sender['test_id']][0]
+    assert titles['%s - per interval' % test.title] == 'throughput_sent_mbps'
+    assert 'throughput_mbps' in titles.values()

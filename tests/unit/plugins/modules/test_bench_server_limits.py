@@ -36,8 +36,8 @@ def servers(capsys, tmp_path):
         process.kill_group(pid)
 
 
-def connections_test(port):
-    out = subprocess.run([STANDIN, '-c', '127.0.0.1', '-port', str(port), '-t', 'c', '-p', 'tcp', '-n', '1',
+def connections_test(port, threads=1):
+    out = subprocess.run([STANDIN, '-c', '127.0.0.1', '-port', str(port), '-t', 'c', '-p', 'tcp', '-n', str(threads),
                           '-d', '1s', '-no'], capture_output=True, text=True, timeout=30, check=True).stdout
     assert 'Conn/s' in out   # the client says nothing of the server's trouble
 
@@ -68,9 +68,48 @@ def test_a_server_that_hits_its_limit_says_so_in_status(servers, capsys, tmp_pat
     import time
     time.sleep(1.5)   # the stand-in logs its accept errors over a second
     problems = status(capsys, tmp_path, port)['log_problems']
-    assert problems['count'] == 5 and 'too many open files' in problems['lines'][0]
-    # the mark moved: the next status shows only what came since
+    assert problems['count'] == 30000 and 'too many open files' in problems['lines'][0]
+    assert len(problems['lines']) == 5 and problems['full'] is False and problems['emptied'] is True
+    # the log was emptied: the next status shows only what came since
+    assert os.path.getsize(str(tmp_path / ('ethr-%d.log' % port))) == 0
     assert status(capsys, tmp_path, port)['log_problems']['count'] == 0
+
+
+def test_each_test_is_checked_on_its_own_window_of_a_log_it_filled(servers, capsys, tmp_path):
+    # issue #29.2: accept errors filled the 8 MiB log; the tests after it were no longer checked
+    import time
+    port, _result = servers(nofile=4096)
+    log = str(tmp_path / ('ethr-%d.log' % port))
+    windows = []
+    for threads in (2, 2, 2):
+        connections_test(port, threads)
+        time.sleep(1.5)
+        problems = status(capsys, tmp_path, port)['log_problems']
+        windows.append((problems['count'], problems.get('full'), problems.get('emptied'), os.path.getsize(log)))
+    # 60000 lines (5.6 MB) each: without a fresh window the second filled the log and the third read 0
+    assert windows == [(60000, False, True, 0)] * 3
+    # one test alone beyond the bound: its count is a lower bound, and the status says the log was full
+    connections_test(port, 4)
+    time.sleep(2)
+    problems = status(capsys, tmp_path, port)['log_problems']
+    assert problems['full'] is True and problems['size'] == process.LOG_MAX_BYTES
+    assert 0 < problems['count'] < 120000
+    # emptied, the log takes lines again (append mode: the server writes at its new end)
+    connections_test(port, 1)
+    time.sleep(1.5)
+    problems = status(capsys, tmp_path, port)['log_problems']
+    assert problems['count'] == 30000 and problems['full'] is False
+
+
+def test_a_log_not_in_append_mode_is_not_emptied(tmp_path):
+    # a server started before logs were appended to (its mark has no flag): only the mark moves
+    from ansible_collections.perflab.network.plugins.modules import bench_server
+    log = tmp_path / 'ethr-8888.log'
+    log.write_text('Error accepting new TCP connection: accept4: too many open files\n' * 3)
+    (tmp_path / 'ethr-8888.mark').write_text('0\n')
+    problems = bench_server.log_problems('ethr', str(log), empty=True)
+    assert (problems['count'], problems['emptied']) == (3, False) and log.stat().st_size > 0
+    assert bench_server.log_problems('ethr', str(log), empty=True)['count'] == 0
 
 
 def test_nofile_above_the_hard_limit_fails_before_anything_starts(servers, tmp_path):

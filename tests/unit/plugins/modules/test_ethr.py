@@ -84,6 +84,10 @@ def test_udp_bandwidth(tools, capsys):
     assert (record['test'], record['protocol']) == ('udp_stream', 'udp')
     assert record['test_id'] == 'ethr/udp_stream/buffer_length=1472/parallel=8'
     assert record['metrics']['packets_per_s']['value'] == pytest.approx(30200.0)
+    # the rate ethr 1.0 prints for UDP is what the client sent: named so, and ranked by it
+    assert record['status'] == 'ok' and record['primary'] == 'throughput_sent_mbps'
+    assert record['metrics']['throughput_sent_mbps']['value'] == pytest.approx(3840.0)
+    assert 'throughput_mbps' not in record['metrics']
 
 
 def test_connections(tools, capsys):

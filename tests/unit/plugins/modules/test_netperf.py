@@ -52,7 +52,7 @@ def test_default_tcp_stream_command_and_record(tools, capsys):
     assert record['metrics']['cpu_remote_pct']['value'] == 100.0
     assert record['metrics']['retransmits'] == {'value': 21.0, 'unit': 'count', 'higher_is_better': False}
     assert record['metrics']['mss_bytes'] == {'value': 65483.0, 'unit': 'bytes', 'higher_is_better': True}
-    assert record['intervals'] == [{'t': 2.0, 'throughput_mbps': 7888.8}]
+    assert record['intervals'] == [{'t': 2.0, 'throughput_sent_mbps': 7888.8}]
     assert record['command'] == fake.test_calls[0] and record['commands'] == fake.test_calls
     assert record['processes'] is None
     assert record['raw'] == fixture('tcp_stream.csv.stdout')
