@@ -141,13 +141,12 @@ def _why(path, exc):
         probe = os.path.dirname(probe)
     if probe and not os.path.isdir(probe):
         parts = ['%s: %s is not a directory' % (path, probe)]
-    elif os.path.isdir(directory):
+    elif exc.errno == errno.EROFS:
+        parts.append('%s is on a read-only file system' % directory)
+    elif os.path.isdir(directory) and not os.access(directory, os.W_OK):
         st = os.stat(directory)
-        if not os.access(directory, os.W_OK):
-            parts.append('the directory %s (mode %04o, owner uid %d) is not writable by uid %d'
-                         % (directory, st.st_mode & 0o7777, st.st_uid, os.geteuid()))
-        elif exc.errno == errno.EROFS:
-            parts.append('%s is on a read-only file system' % directory)
+        parts.append('the directory %s (mode %04o, owner uid %d) is not writable by uid %d'
+                     % (directory, st.st_mode & 0o7777, st.st_uid, os.geteuid()))
     return '; '.join(parts)
 
 

@@ -165,3 +165,19 @@ def test_an_ordinary_lock_is_not_malformed(tmp_path):
     path = str(tmp_path / 'run.lock')
     run_lock.acquire('run-a', ME, 60, path)
     assert 'malformed' not in run_lock.read(path) and run_lock.read(str(tmp_path / 'none')) == {}
+
+
+def test_a_lock_on_a_read_only_file_system_says_so(tmp_path, monkeypatch):
+    directory = tmp_path / 'perflab'
+    directory.mkdir()
+    real_open = open
+
+    def read_only(name, *args, **kwargs):
+        if str(name).startswith(str(directory)) and args and 'w' in args[0]:
+            raise OSError(30, 'Read-only file system')
+        return real_open(name, *args, **kwargs)
+    monkeypatch.setattr('builtins.open', read_only)
+    with pytest.raises(run_lock.LockError) as err:
+        run_lock.acquire('run-a', ME, 60, str(directory / 'run.lock'))
+    assert str(err.value) == ('cannot write the run lock %s/run.lock: Read-only file system; %s is on a read-only '
+                              'file system' % (directory, directory))
