@@ -20,7 +20,7 @@ description:
     C(ip6) and C(inet)), whatever table it belongs to.
   - Every rule it inserts carries a comment C(<tag>:<proto><4|6>:<digest>), the digest being taken
     over the rule text. A second run finds the same comments and changes nothing; O(state=absent)
-    deletes by handle exactly the rules it added and nothing else: a rule is its own only when its
+    deletes by handle exactly the rules it added and nothing else. A rule is its own only when its
     comment has that exact form and, with O(record), is among the comments recorded there when they
     were added. A user's rule whose comment merely starts with C(<tag>:) is never touched. All changes
     of one run are applied as one atomic C(nft -f) transaction.
@@ -117,7 +117,7 @@ options:
         required: true
   record:
     description:
-      - The snapshot file of the C(perflab.network.firewall) role (C(perflab.network.host_snapshot)): the comments
+      - The snapshot file of the C(perflab.network.firewall) role (a C(perflab.network.host_snapshot) file). The comments
         of the rules added are recorded in its C(records) section under O(record_key) B(before) they are inserted
         (so a run cut short still knows them) and set to what is in place after; O(state=absent) removes only
         recorded rules and drops the record. Without it, the comment's form alone tells the module's rules.
