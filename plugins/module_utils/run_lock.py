@@ -115,7 +115,8 @@ def read(path=LOCK_PATH):
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        return _malformed('not a lock: %r' % text.strip()[:40], text)
+        # JSON-quoted: control characters shown escaped, and no quote YAML output would double
+        return _malformed('not a lock: %s' % json.dumps(text.strip()[:40]), text)
     missing = [field for field in REQUIRED if not isinstance(data.get(field), (str, int)) or data.get(field) in ('', None)]
     if missing:
         return _malformed('a JSON object without %s' % ', '.join(missing), text)

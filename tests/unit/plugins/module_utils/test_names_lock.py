@@ -85,8 +85,8 @@ def test_our_own_process_is_a_live_owner():
 @pytest.mark.parametrize('make, what', [
     (lambda p: open(p, 'w').close(), 'empty'),
     (lambda p: open(p, 'w').write('\n  \n'), 'empty'),
-    (lambda p: open(p, 'w').write('garbage\x00here'), "not a lock: 'garbage\\x00here'"),
-    (lambda p: open(p, 'w').write('[1, 2]'), "not a lock: '[1, 2]'"),
+    (lambda p: open(p, 'w').write('garbage\x00here'), 'not a lock: "garbage\\u0000here"'),
+    (lambda p: open(p, 'w').write('[1, 2]'), 'not a lock: "[1, 2]"'),
     (lambda p: open(p, 'w').write('{"run_id": "r"}'), 'a JSON object without controller, pid, token'),
     (lambda p: open(p, 'w').write('{"run_id": "r", "controller": "c", "pid": 1, "tok'), 'not a lock: '),
     (lambda p: os.mkdir(p), 'a directory, not a file'),
