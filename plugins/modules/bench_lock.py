@@ -23,6 +23,10 @@ description:
     filter whether it is stale, and only then calls again with O(replace) set to its token.
   - O(state=released) removes the lock when it is ours (or the stale one of token O(replace)); another
     run's lock is left as it is.
+  - A lock file no run could have written (empty, not a JSON lock, a directory, unreadable) is returned as
+    RV(holder) with C(malformed) saying what was found and a token naming that content; the filter calls it
+    stale, so a run (or C(playbooks/revert.yml)) replaces or removes it. A lock that cannot be written fails
+    with the path and why (not a directory, not writable by the connection's user, a read-only file system).
 author:
   - perflab.network contributors (@perflab)
 extends_documentation_fragment:
@@ -93,7 +97,9 @@ acquired:
   returned: always
   type: bool
 holder:
-  description: What the lock file holds (or held) - C(run_id), C(controller), C(pid), C(token), C(started), C(expires_at), C(host).
+  description:
+    - What the lock file holds (or held) - C(run_id), C(controller), C(pid), C(token), C(started), C(expires_at), C(host).
+    - A malformed lock file gives C(malformed) (what was found, e.g. C(empty), C(a directory, not a file)) and C(token).
   returned: always
   type: dict
   sample: {run_id: 20261129T190000Z-3f2a, controller: ctl, pid: 4242, token: "ctl:4242:81234", started: "2026-11-29T19:00:00Z"}
@@ -124,8 +130,8 @@ def main():
             module.exit_json(changed=gone, acquired=gone, holder=holder)
         try:
             changed, holder = run_lock.release(p['owner'], p['path'], replace=p['replace'])
-        except OSError as exc:
-            module.fail_json(msg='cannot remove the run lock %s: %s' % (p['path'], exc), holder=holder)
+        except run_lock.LockError as exc:
+            module.fail_json(msg=str(exc), holder=holder)
         module.exit_json(changed=changed, acquired=changed, holder=holder)
     if module.check_mode:
         free = not holder or mine or (bool(p['replace']) and holder.get('token') == p['replace'])
@@ -133,8 +139,8 @@ def main():
     try:
         taken, changed, holder = run_lock.acquire(p['run_id'], p['owner'], max(0, p['hold']), p['path'],
                                                   replace=p['replace'])
-    except OSError as exc:
-        module.fail_json(msg='cannot write the run lock %s: %s' % (p['path'], exc))
+    except run_lock.LockError as exc:
+        module.fail_json(msg=str(exc), holder=holder)
     module.exit_json(changed=changed, acquired=taken, holder=holder)
 
 

@@ -20,8 +20,10 @@ description:
     C(ip6) and C(inet)), whatever table it belongs to.
   - Every rule it inserts carries a comment C(<tag>:<proto><4|6>:<digest>), the digest being taken
     over the rule text. A second run finds the same comments and changes nothing; O(state=absent)
-    deletes by handle exactly the rules carrying C(<tag>:) and nothing else. All changes of one run
-    are applied as one atomic C(nft -f) transaction.
+    deletes by handle exactly the rules it added and nothing else. A rule is its own only when its
+    comment has that exact form and, with O(record), is among the comments recorded there when they
+    were added. A user's rule whose comment merely starts with C(<tag>:) is never touched. All changes
+    of one run are applied as one atomic C(nft -f) transaction.
   - The module only ever adds C(accept) rules (or removes those it added), so it cannot lock out the
     management connection.
   - O(state=disabled) saves the full ruleset to O(snapshot_path) (after checking with C(nft --check)
@@ -113,9 +115,24 @@ options:
         type: str
         choices: [tcp, udp]
         required: true
+  record:
+    description:
+      - The snapshot file of the C(perflab.network.firewall) role (a C(perflab.network.host_snapshot) file). The comments
+        of the rules added are recorded in its C(records) section under O(record_key) B(before) they are inserted
+        (so a run cut short still knows them) and set to what is in place after; O(state=absent) removes only
+        recorded rules and drops the record. Without it, the comment's form alone tells the module's rules.
+      - Nothing recorded means no rule is the module's; rules added by versions before the record (0.x, without
+        O(record)) are left in place by O(state=absent) - remove them by their handle, or call the module once
+        without O(record).
+    type: path
+  record_key:
+    description: The key of the record in the snapshot's C(records) section.
+    type: str
+    default: nftables-rules
   tag:
     description:
-      - Prefix of the comment of every rule this module inserts; what O(state=absent) removes.
+      - Prefix of the comment of every rule this module inserts; O(state=absent) removes the rules this module
+        added with it (see O(record)).
       - Letters, digits, C(.), C(_) and C(-), at most 32 characters.
     type: str
     default: perflab
@@ -188,6 +205,12 @@ snapshot_path:
   returned: state is disabled or restored
   type: str
   sample: /var/lib/perflab/firewall/nftables.ruleset
+owned:
+  description: The comments of the rules of O(tag) this module added that are in place after the change (what O(record) holds).
+  returned: state is present or absent
+  type: list
+  elements: str
+  sample: ["perflab:tcp4:0c1f4e2a9b7d"]
 msg:
   description: What was done, in words.
   returned: always
@@ -204,6 +227,8 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
+
+from ansible_collections.perflab.network.plugins.module_utils import host_snapshot
 
 INPUT_FAMILIES = ('ip', 'ip6', 'inet')
 TAG_RE = re.compile(r'^[A-Za-z0-9._-]{1,32}$')
@@ -301,16 +326,24 @@ def chain_key(obj):
     return (obj.get('family'), obj.get('table'), obj.get('chain', obj.get('name')))
 
 
-def tagged_rules(ruleset, tag):
-    """{(family, table, chain): [(handle, comment)]} of rules whose comment starts with ``tag:``."""
+def ours(comment, tag, owned=None):
+    """Whether a rule's comment is one this module wrote (``tag:<proto><4|6>:<12 hex>``) and, when
+    ``owned`` (the recorded comments) is given, recorded as added: a user's rule whose comment only
+    starts with ``tag:`` is not ours."""
+    if not re.match(r'^%s:(tcp|udp)[46]:[0-9a-f]{12}$' % re.escape(tag), comment or ''):
+        return False
+    return owned is None or comment in owned
+
+
+def tagged_rules(ruleset, tag, owned=None):
+    """{(family, table, chain): [(handle, comment)]} of the rules this module added (see ``ours``)."""
     found = {}
-    prefix = tag + ':'
     for obj in ruleset:
         rule = obj.get('rule')
         if not rule:
             continue
         comment = rule.get('comment') or ''
-        if comment.startswith(prefix):
+        if ours(comment, tag, owned):
             found.setdefault(chain_key(rule), []).append((rule['handle'], comment))
     return found
 
@@ -354,10 +387,11 @@ def group_rules(family, groups, tag):
     return rules
 
 
-def plan(ruleset, state, peers4, peers6, port_sets, tag, groups=None):
+def plan(ruleset, state, peers4, peers6, port_sets, tag, groups=None, owned=None):
     """(batch lines, added, removed, chains, rules) to reach ``state`` (present/absent).
 
-    groups: [(peers4, peers6, port_sets)] instead of one peers/ports set (see opening_groups).
+    groups: [(peers4, peers6, port_sets)] instead of one peers/ports set (see opening_groups);
+    owned: the comments recorded as added (None: the comment's form alone, see ``ours``).
     """
     if groups is None:
         groups = [(peers4, peers6, port_sets)]
@@ -365,7 +399,7 @@ def plan(ruleset, state, peers4, peers6, port_sets, tag, groups=None):
     added = removed = 0
     chains = []
     wanted_any = []
-    existing = tagged_rules(ruleset, tag)
+    existing = tagged_rules(ruleset, tag, owned)
     chain_keys = set()
     for chain in input_chains(ruleset):
         key = (chain['family'], chain['table'], chain['name'])
@@ -420,8 +454,8 @@ class Nft(object):
         args = ['--check', '-f', '-'] if check_only else ['-f', '-']
         self.run(args, data=batch)
 
-    def tagged_text(self, tag):
-        """The tagged rules as nft prints them, one line each with its chain, for diffs."""
+    def tagged_text(self, tag, owned=None):
+        """The rules this module added as nft prints them, one line each with its chain, for diffs."""
         lines = []
         table = chain = ''
         for raw in self.ruleset_text().splitlines():
@@ -431,7 +465,7 @@ class Nft(object):
                 table, chain = head.group(2), ''
             elif head:
                 chain = head.group(2)
-            elif ('comment "%s:' % tag) in text:
+            elif ours(rule_comment(text), tag, owned):
                 lines.append('%s %s: %s' % (table, chain, text))
         return '\n'.join(lines) + ('\n' if lines else '')
 
@@ -455,16 +489,20 @@ def run_rules(module, nft, result):
             module.fail_json(msg='peers: %s' % to_text(exc))
         port_sets = ports_by_protocol(params['ports'])
     ruleset = nft.ruleset()
+    record = Record(module)
+    owned = record.read()
     try:
-        lines, added, removed, chains, rules = plan(ruleset, state, peers4, peers6, port_sets, tag, groups)
+        lines, added, removed, chains, rules = plan(ruleset, state, peers4, peers6, port_sets, tag, groups, owned)
     except ValueError as exc:
         module.fail_json(msg=to_text(exc))
-    result.update(chains=chains, rules=rules, added=added, removed=removed)
+    wanted = sorted(set(rule_comment(r) for r in rules)) if chains else []
+    result.update(chains=chains, rules=rules, added=added, removed=removed, owned=wanted)
     xt = [('%s %s %s' % key) for key in chains_with_xt(ruleset) if ('%s %s %s' % key) in chains]
     if xt and state == 'present':
         module.warn('chain(s) %s are written by iptables-nft; iptables will list them as incompatible: '
                     'use firewall_backend=iptables on this host' % ', '.join(sorted(xt)))
     if not lines:
+        record.write(wanted)
         if state == 'present' and not chains:
             result['msg'] = 'no nftables filter chain on the input hook: nothing filters inbound traffic, nothing to open'
         else:
@@ -473,18 +511,56 @@ def run_rules(module, nft, result):
     batch = '\n'.join(lines) + '\n'
     result['batch'] = batch
     result['changed'] = True
-    before = nft.tagged_text(tag) if module._diff else ''
+    before = nft.tagged_text(tag, owned) if module._diff else ''
+    # recorded before they exist: a run cut short still knows every rule it may have added
+    record.write(sorted(set(wanted) | set(owned or [])))
     # nft --check validates the whole transaction against the kernel without committing it
     nft.apply(batch, check_only=module.check_mode)
+    record.write(wanted)
     if module._diff:
         if module.check_mode:
             after = ''.join('%s: %s\n' % (c, r) for c in chains for r in rules)
         else:
-            after = nft.tagged_text(tag)
+            after = nft.tagged_text(tag, wanted)
         result['diff'] = dict(before=before, after=after,
                               before_header='nftables rules tagged %s' % tag,
                               after_header='nftables rules tagged %s' % tag)
     result['msg'] = 'inserted %d and deleted %d rule(s) in %d input chain(s)' % (added, removed, len(chains))
+
+
+class Record(object):
+    """The comments of the rules added, in the firewall role's snapshot (``record``), if one is given."""
+
+    def __init__(self, module):
+        self.module = module
+        self.path = module.params['record']
+        self.key = module.params['record_key']
+
+    def read(self):
+        """The recorded comments ([] when nothing is recorded), or None without ``record`` (the comment's
+        form alone tells the module's rules)."""
+        if not self.path:
+            return None
+        try:
+            snap = host_snapshot.load(self.path)
+        except host_snapshot.SnapshotError as exc:
+            self.module.fail_json(msg=to_text(exc))
+        found = ((snap or {}).get('records') or {}).get(self.key)
+        return list(found) if isinstance(found, list) else []
+
+    def write(self, comments):
+        """Set the record to ``comments`` (none: the record goes, and the snapshot once it is empty)."""
+        if not self.path or self.module.check_mode:
+            return
+        try:
+            snap = host_snapshot.load(self.path) or host_snapshot.new_snapshot('firewall')
+            if host_snapshot.set_entry(snap, 'records', self.key, sorted(comments) or None):
+                if host_snapshot.is_empty(snap):
+                    host_snapshot.remove(self.path, snap)
+                else:
+                    host_snapshot.save(self.path, snap)
+        except (host_snapshot.SnapshotError, OSError) as exc:
+            self.module.fail_json(msg='cannot record the rules added in %s: %s' % (self.path, to_text(exc)))
 
 
 def _write_private(path, text):
@@ -600,6 +676,8 @@ def main():
                 protocol=dict(type='str', required=True, choices=['tcp', 'udp']),
             )),
             tag=dict(type='str', default='perflab'),
+            record=dict(type='path'),
+            record_key=dict(type='str', default='nftables-rules', no_log=False),
             snapshot_path=dict(type='path', default='/var/lib/perflab/firewall/nftables.ruleset'),
         ),
         supports_check_mode=True,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -30,7 +31,7 @@ import battery
 from battery import check_message, collect, key_words
 from conftest import BIN, ENV, ROOT, run_playbook
 from test_battery_faults import (WITNESS_PLUGINS, detach, read_jsonl_strict, results_of, short, start_play, undetach,
-                                 watcher_log, write_suite)
+                                 wait_until, watcher_log, write_suite)
 from test_battery_inputs import _write_yaml, failure_messages, snapshot, snapshot_diff
 
 pytestmark = pytest.mark.lab
@@ -43,7 +44,7 @@ NAME_RULE = '1 to 64 letters, digits, _ . -, starting with a letter or a digit'
 
 @pytest.fixture(scope='module')
 def lab(lab_factory, tmp_path_factory):
-    lab = lab_factory(NAME, hosts=2, mgmt=MGMT, data=DATA)
+    lab = lab_factory(NAME, hosts=2, mgmt=MGMT, data=DATA, firewall='default-deny')
     tmp = tmp_path_factory.mktemp('tools')
     res = subprocess.run([str(BIN / 'ansible'), 'perflab_lab', '-i', str(lab.inventory), '-m', 'ansible.builtin.include_role',
                           '-a', 'name=perflab.network.tools', '-e', json.dumps({'tools_list': ['iperf3', 'netperf']})],
@@ -419,3 +420,160 @@ mv /usr/bin/iperf3 /usr/bin/iperf3.c20away && echo "iperf3 moved away during net
         case.lost = run.lost()
         assert case.lost == 0 and not tool_processes(lab)
         case.detail = 'failed record: %s' % short(records['iperf3']['error'], 70)
+
+
+# ---------------------------------------------------------------------------
+# issue 29: the run lock before any change, malformed lock files, the firewall's own rules only
+def input_chain(lab, host):
+    """The lab firewall's input chain as nft prints it (handles left out)."""
+    return lab.ssh(host, ['nft', 'list', 'chain', 'inet', 'filter', 'input'], timeout=60, check=True).stdout
+
+
+def openings(lab, host):
+    return [line.strip() for line in input_chain(lab, host).splitlines() if 'comment "perflab:' in line
+            and 'jump host' not in line]
+
+
+def put_lock(lab, host, script):
+    res = lab.ssh(host, ['sh', '-c', 'rm -rf %s; mkdir -p /run/perflab; %s' % (LOCK, script)], timeout=60)
+    assert res.returncode == 0, res.stderr
+
+
+def test_a_second_run_started_later_changes_nothing_of_the_first(lab, tmp_path):
+    """The issue's case: on firewalled hosts, a second run with another run id started while the first
+    one's tests run is refused before any change, and leaves the first run's openings and servers in place."""
+    with battery.case('fault', 'second run while the first runs (firewalled)') as case:
+        suite = write_suite(tmp_path, 'long', [{'tool': 'iperf3', 'test': 'tcp_stream'},
+                                               {'tool': 'netperf', 'test': 'tcp_stream'}], duration=4)
+        first = start_play(lab, tmp_path, 'c20-first', suite=suite)
+        wait_until(lambda: 'iperf3' in tool_processes(lab).get('lab1', []), 300, 'the first run to start its servers',
+                   run=first)
+        opened = dict((host, openings(lab, host)) for host in HOSTS)
+        assert opened['lab1'], 'the first run opened nothing on lab1'
+        # the first run's controller is held still while the second one runs (its test goes on on the hosts):
+        # the second run meets the first one's openings and servers for sure, however slow the machine
+        os.killpg(first.proc.pid, signal.SIGSTOP)
+        try:
+            second = start_play(lab, tmp_path, 'c20-second', suite=suite)
+            second.wait(300)
+            assert dict((host, openings(lab, host)) for host in HOSTS) == opened, 'the refused run changed the firewall'
+            assert 'iperf3' in tool_processes(lab).get('lab1', []), 'the refused run stopped the first run\'s server'
+        finally:
+            os.killpg(first.proc.pid, signal.SIGCONT)
+        first.wait(600)
+        out = ' '.join(second.output().split())
+        assert second.proc.returncode != 0 and 'is in use by run c20-first' in out, out[-3000:]
+        assert 'is refused before it changed anything' in out, out[-3000:]
+        for task in ('Open the plan', 'Install the tools', 'Close the firewall', 'Stop the test servers',
+                     'Remove the openings'):
+            assert 'TASK [%s' % task not in second.output(), 'the refused run ran "%s"' % task
+        records = first.records()
+        assert first.proc.returncode == 0, first.output()[-3000:]
+        assert sorted(r['status'] for r in records) == ['ok', 'ok'], [(r['test_id'], r['error']) for r in records]
+        assert not results_of(read_jsonl_strict(second.jsonl)) if second.jsonl.exists() else True
+        case.lost = first.lost() + second.lost()
+        assert case.lost == 0
+        assert not tool_processes(lab) and not locks_left(lab)
+        assert not any(openings(lab, host) for host in HOSTS), 'openings left after the first run'
+        case.detail = 'c20-second refused at the lock stage, %d opening(s) of c20-first kept; c20-first 2/2 ok' % (
+            len(opened['lab1']))
+
+
+def test_the_lock_of_a_killed_run_is_taken_over(lab, tmp_path):
+    with battery.case('fault', 'lock left by a killed run (SIGKILL)') as case:
+        suite = write_suite(tmp_path, 'killed', [{'tool': 'iperf3', 'test': 'tcp_stream'}], duration=10)
+        killed = start_play(lab, tmp_path, 'c20-killed', suite=suite)
+        wait_until(lambda: 'iperf3' in tool_processes(lab).get('lab1', []), 300, 'the run to start its servers',
+                   run=killed)
+        killed.interrupt(signal.SIGKILL, timeout=60)
+        assert sorted(locks_left(lab)) == list(HOSTS), 'the killed run left no lock to take over'
+        left_open = openings(lab, 'lab1')
+        run = start_play(lab, tmp_path, 'c20-after-kill', suite=tiny_suite(tmp_path))
+        run.wait(600)
+        out = ' '.join(run.output().split())
+        assert run.proc.returncode == 0, out[-3000:]
+        assert 'took over the run lock of run c20-killed' in out and 'is gone' in out, out[-3000:]
+        assert [r['status'] for r in run.records()] == ['ok']
+        case.lost = run.lost()
+        assert case.lost == 0 and not locks_left(lab) and not tool_processes(lab)
+        # the killed run's openings were recorded before they were made: the next run's close removed them
+        assert not any(openings(lab, host) for host in HOSTS), input_chain(lab, 'lab1')
+        case.detail = 'lock of c20-killed taken over ("its ansible-playbook ... is gone"); %d opening(s) it left closed' \
+            % len(left_open)
+
+
+MALFORMED = [
+    ('lab1', 'empty', ': > %s' % LOCK, 'the lock file is malformed (empty)'),
+    ('lab2', 'garbage', 'echo "<<garbage>>" > %s' % LOCK, 'the lock file is malformed (not a lock: "<<garbage>>")'),
+]
+
+
+def test_malformed_locks_are_taken_over_and_a_users_perflab_rule_survives(lab, tmp_path):
+    """One run meets an empty lock on lab1 and a garbage one on lab2, and a user's own nftables rule
+    whose comment starts with "perflab:" on lab1."""
+    for host, dummy, script, dummy in MALFORMED:
+        put_lock(lab, host, script)
+    lab.ssh('lab1', ['nft', 'add', 'rule', 'inet', 'filter', 'input', 'tcp', 'dport', '2222', 'accept', 'comment',
+                     '"perflab: ssh from the jump host"'], timeout=60, check=True)
+    user_rule = 'tcp dport 2222 accept comment "perflab: ssh from the jump host"'
+    try:
+        run = start_play(lab, tmp_path, 'c20-malformed', suite=tiny_suite(tmp_path))
+        run.wait(600)
+        out = ' '.join(run.output().split())
+        failures = []
+        for host, name, dummy, said in MALFORMED:
+            with collect(failures, name), battery.case('bad input', 'run lock file %s' % name) as case:
+                assert run.proc.returncode == 0, out[-3000:]
+                assert '%s: took over the run lock of a malformed lock file %s' % (host, LOCK) in out, out[-3000:]
+                assert said in out, out[-3000:]
+                assert [r['status'] for r in run.records()] == ['ok'] and not locks_left(lab)
+                case.detail = 'taken over: "%s"' % short(said, 70)
+        with collect(failures, 'user rule'), battery.case('security', 'user nftables rule commented "perflab: ..."') as case:
+            assert user_rule in input_chain(lab, 'lab1'), input_chain(lab, 'lab1')
+            assert not openings(lab, 'lab1') and not openings(lab, 'lab2')
+            case.detail = 'kept after the run closed its own openings'
+        assert not failures, '\n'.join(failures)
+    finally:
+        lab.ssh('lab1', ['sh', '-c', 'h=$(nft -a list chain inet filter input | sed -n "s/.*jump host\\" # handle //p"); '
+                         '[ -z "$h" ] || nft delete rule inet filter input handle $h'], timeout=60)
+
+
+def test_revert_clears_a_lock_that_is_a_directory_or_has_no_owner(lab, tmp_path):
+    put_lock(lab, 'lab1', 'mkdir %s' % LOCK)
+    put_lock(lab, 'lab2', 'echo \'{"run_id": "x"}\' > %s' % LOCK)
+    res = run_playbook('playbooks/revert.yml', lab.inventory, timeout=600)
+    failures = []
+    for host, name, found in (('lab1', 'a directory', 'a directory, not a file'),
+                              ('lab2', 'JSON without an owner', 'a JSON object without controller, pid, token')):
+        with collect(failures, name), battery.case('bad input', 'run lock %s, revert' % name) as case:
+            assert res.rc == 0, res.stdout[-3000:]
+            removed = res.task_results('Remove the lock of a run that is gone')[host]
+            assert removed['changed'] and removed['holder']['malformed'] == found, removed
+            assert host not in locks_left(lab)
+            case.detail = 'revert.yml removed it (%s)' % found
+    assert not failures, '\n'.join(failures)
+
+
+def test_a_lock_that_cannot_be_written_refuses_the_run_saying_why(lab, tmp_path):
+    with battery.case('bad input', 'run lock directory read-only') as case:
+        # lab2's /run/perflab a read-only file system: lab1 (locked first) is given back, nothing changes
+        res = lab.ssh('lab2', ['sh', '-c', 'rm -rf /run/perflab && mkdir -p /run/perflab && '
+                                           'mount -t tmpfs -o ro,mode=755 tmpfs /run/perflab'], timeout=60)
+        assert res.returncode == 0, res.stderr
+        try:
+            before = dict((host, input_chain(lab, host)) for host in HOSTS)
+            run = start_play(lab, tmp_path, 'c20-rofs', suite=tiny_suite(tmp_path))
+            run.wait(600)
+            out = ' '.join(run.output().split())
+            assert run.proc.returncode != 0
+            said = 'cannot write the run lock /run/perflab/run.lock: '
+            assert said in out and 'Read-only file system' in out, out[-3000:]
+            assert '/run/perflab is on a read-only file system' in out, out[-3000:]
+            assert 'in use by' not in out
+            assert 'The run c20-rofs is refused on lab1 too, having changed nothing' in out, out[-3000:]
+            assert dict((host, input_chain(lab, host)) for host in HOSTS) == before
+            assert not locks_left(lab) and not tool_processes(lab)
+            assert not run.jsonl.exists() or not run.records()
+            case.detail = key_words(out[out.index(said):], 100)
+        finally:
+            lab.ssh('lab2', ['sh', '-c', 'umount /run/perflab; true'], timeout=60)

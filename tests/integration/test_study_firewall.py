@@ -163,6 +163,8 @@ def test_the_preflight_refuses_with_the_reason_and_changes_nothing(lab, extra, m
     ran = [t['task']['name'] for p in res.plays for t in p.get('tasks', [])]
     assert 'Install the tools' not in ran and 'Open the plan\'s ports, each to its own peer' not in ran
     assert {h: host_state(lab, h, packages=True) for h in ('lab1', 'lab2')} == before
+    # the lock stage took each host's run lock before the preflight: the refusal gave it back (issue 29)
+    assert [h for h in ('lab1', 'lab2', 'lab3') if lab.ssh(h, ['test', '-e', '/run/perflab/run.lock']).returncode == 0] == []
 
 
 def test_a_configure_stage_failing_half_way_puts_back_what_it_applied(lab):

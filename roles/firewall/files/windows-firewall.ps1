@@ -2,7 +2,9 @@
 # perflab.network firewall role, Windows backend (run by ansible.windows.win_powershell).
 # present: the inbound allow rules of the group $Group are exactly $Rules (New-NetFirewallRule
 #          with -RemoteAddress, so only the peers get in);
-# absent:  every rule of the group $Group is removed (the group is ours alone);
+# absent:  every rule of the group $Group that this script added is removed.
+# A rule is ours only when it is in the group AND carries our description ($Marker): a user's rule
+# put in a group of the same name is never changed or removed.
 # disabled: the profiles' Enabled flags are saved to $StateDir, then all profiles are disabled;
 # restored: the saved flags are set back.
 [CmdletBinding(SupportsShouldProcess)]
@@ -17,6 +19,11 @@ param (
 $ErrorActionPreference = 'Stop'
 $Ansible.Changed = $false
 $profileFile = Join-Path $StateDir 'profiles.json'
+$Marker = "added by the perflab.network firewall role ($Group)"
+
+function Get-OurRule {
+    @(Get-NetFirewallRule -Group $Group -ErrorAction SilentlyContinue | Where-Object { $_.Description -eq $Marker })
+}
 
 function Get-RuleKey($Name, $Protocol, $LocalPort, $RemoteAddress) {
     '{0}|{1}|{2}|{3}' -f $Name, $Protocol.ToUpper(), (@($LocalPort) -join ','), (@($RemoteAddress) -join ',')
@@ -29,7 +36,7 @@ switch ($State) {
             $wanted[(Get-RuleKey $rule.name $rule.protocol $rule.local_port $rule.remote_address)] = $rule
         }
         $have = @{}
-        foreach ($existing in @(Get-NetFirewallRule -Group $Group -ErrorAction SilentlyContinue)) {
+        foreach ($existing in (Get-OurRule)) {
             $port = $existing | Get-NetFirewallPortFilter
             $address = $existing | Get-NetFirewallAddressFilter
             $key = Get-RuleKey $existing.DisplayName $port.Protocol $port.LocalPort $address.RemoteAddress
@@ -49,14 +56,14 @@ switch ($State) {
             $rule = $wanted[$key]
             $Ansible.Changed = $true
             if ($PSCmdlet.ShouldProcess($rule.name, 'New-NetFirewallRule')) {
-                $null = New-NetFirewallRule -DisplayName $rule.name -Group $Group -Direction Inbound -Action Allow `
+                $null = New-NetFirewallRule -DisplayName $rule.name -Group $Group -Description $Marker -Direction Inbound -Action Allow `
                     -Protocol $rule.protocol -LocalPort @($rule.local_port) -RemoteAddress @($rule.remote_address) `
                     -Profile Any -Enabled True
             }
         }
     }
     'absent' {
-        $existing = @(Get-NetFirewallRule -Group $Group -ErrorAction SilentlyContinue)
+        $existing = Get-OurRule
         if ($existing.Count -gt 0) {
             $Ansible.Changed = $true
             if ($PSCmdlet.ShouldProcess($Group, 'Remove-NetFirewallRule -Group')) {

@@ -79,3 +79,105 @@ def test_our_own_process_is_a_live_owner():
     me = run_lock.owner()
     assert me['pid'] == os.getpid() and me['token'].startswith('%s:%d:' % (me['controller'], os.getpid()))
     assert run_lock.stale(dict(me, run_id='r', expires_at=0), me=me) == ''
+
+
+# issue 29 point 12: a lock file no run wrote is told apart, said what it is, stale, and replaceable
+@pytest.mark.parametrize('make, what', [
+    (lambda p: open(p, 'w').close(), 'empty'),
+    (lambda p: open(p, 'w').write('\n  \n'), 'empty'),
+    (lambda p: open(p, 'w').write('garbage\x00here'), 'not a lock: "garbage\\u0000here"'),
+    (lambda p: open(p, 'w').write('[1, 2]'), 'not a lock: "[1, 2]"'),
+    (lambda p: open(p, 'w').write('{"run_id": "r"}'), 'a JSON object without controller, pid, token'),
+    (lambda p: open(p, 'w').write('{"run_id": "r", "controller": "c", "pid": 1, "tok'), 'not a lock: '),
+    (lambda p: os.mkdir(p), 'a directory, not a file'),
+])
+def test_a_malformed_lock_is_stale_and_taken_over(tmp_path, make, what):
+    path = str(tmp_path / 'run.lock')
+    make(path)
+    holder = run_lock.read(path)
+    assert holder['malformed'].startswith(what), holder
+    assert run_lock.stale(holder, me=ME) == 'the lock file is malformed (%s)' % holder['malformed']
+    assert run_lock.describe(holder, path) == 'a malformed lock file %s (%s)' % (path, holder['malformed'])
+    # refused while not judged, taken over naming its token, then an ordinary lock of ours
+    assert run_lock.acquire('run-a', ME, 60, path)[:2] == (False, False)
+    assert run_lock.acquire('run-a', ME, 60, path, replace='malformed:other')[0] is False
+    assert run_lock.acquire('run-a', ME, 60, path, replace=holder['token'])[:2] == (True, True)
+    assert run_lock.read(path)['run_id'] == 'run-a' and os.path.isfile(path)
+    assert sorted(os.listdir(str(tmp_path))) == ['run.lock']      # no temporary file left
+
+
+def test_a_malformed_lock_is_released_by_its_token(tmp_path):
+    for make in (lambda p: os.mkdir(p), lambda p: open(p, 'w').write('x')):
+        path = str(tmp_path / 'run.lock')
+        make(path)
+        token = run_lock.read(path)['token']
+        assert run_lock.release(ME, path)[0] is False and os.path.lexists(path)
+        assert run_lock.release(ME, path, replace=token)[0] is True and not os.path.lexists(path)
+
+
+def test_two_malformed_contents_have_different_tokens(tmp_path):
+    one, two = str(tmp_path / 'a'), str(tmp_path / 'b')
+    open(one, 'w').write('x')
+    open(two, 'w').write('y')
+    assert run_lock.read(one)['token'] != run_lock.read(two)['token']
+
+
+def test_an_unreadable_lock_is_malformed_with_the_reason(tmp_path, monkeypatch):
+    path = str(tmp_path / 'run.lock')
+    open(path, 'w').write('{}')
+    real_open = open
+
+    def denied(name, *args, **kwargs):
+        if name == path:
+            raise IOError(13, 'Permission denied')
+        return real_open(name, *args, **kwargs)
+    monkeypatch.setattr('builtins.open', denied)
+    assert run_lock.read(path)['malformed'] == 'cannot be read: Permission denied'
+
+
+def test_a_lock_that_cannot_be_written_says_why(tmp_path, monkeypatch):
+    blocker = tmp_path / 'perflab'
+    blocker.write_text('a file where the lock directory should be')
+    with pytest.raises(run_lock.LockError) as err:
+        run_lock.acquire('run-a', ME, 60, str(blocker / 'run.lock'))
+    assert str(err.value) == 'cannot write the run lock %s/run.lock: %s is not a directory' % (blocker, blocker)
+    # a directory this user cannot write (what a connection without become meets in /run/perflab)
+    directory = tmp_path / 'ro'
+    directory.mkdir()
+    monkeypatch.setattr(os, 'access', lambda path, mode: False)
+    monkeypatch.setattr(os, 'geteuid', lambda: 1000)
+    real_open = open
+
+    def denied(name, *args, **kwargs):
+        if str(name).startswith(str(directory)):
+            raise IOError(13, 'Permission denied')
+        return real_open(name, *args, **kwargs)
+    monkeypatch.setattr('builtins.open', denied)
+    with pytest.raises(run_lock.LockError) as err:
+        run_lock.acquire('run-a', ME, 60, str(directory / 'run.lock'))
+    message = str(err.value)
+    assert message.startswith('cannot write the run lock %s/run.lock: Permission denied' % directory), message
+    assert 'the directory %s (mode 0755, owner uid 0) is not writable by uid 1000' % directory in message, message
+    assert 'in use by' not in message
+
+
+def test_an_ordinary_lock_is_not_malformed(tmp_path):
+    path = str(tmp_path / 'run.lock')
+    run_lock.acquire('run-a', ME, 60, path)
+    assert 'malformed' not in run_lock.read(path) and run_lock.read(str(tmp_path / 'none')) == {}
+
+
+def test_a_lock_on_a_read_only_file_system_says_so(tmp_path, monkeypatch):
+    directory = tmp_path / 'perflab'
+    directory.mkdir()
+    real_open = open
+
+    def read_only(name, *args, **kwargs):
+        if str(name).startswith(str(directory)) and args and 'w' in args[0]:
+            raise OSError(30, 'Read-only file system')
+        return real_open(name, *args, **kwargs)
+    monkeypatch.setattr('builtins.open', read_only)
+    with pytest.raises(run_lock.LockError) as err:
+        run_lock.acquire('run-a', ME, 60, str(directory / 'run.lock'))
+    assert str(err.value) == ('cannot write the run lock %s/run.lock: Read-only file system; %s is on a read-only '
+                              'file system' % (directory, directory))

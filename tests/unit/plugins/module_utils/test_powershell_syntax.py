@@ -48,3 +48,20 @@ def test_script_parses(name):
 
 def test_the_check_finds_a_broken_script():
     assert errors_of(win.RUN_PS.replace('$Ansible.Result = @{', '$Ansible.Result = @{ (', 1))
+
+
+FIREWALL_PS1 = __import__('pathlib').Path(__file__).resolve().parents[4] / 'roles' / 'firewall' / 'files' / 'windows-firewall.ps1'
+
+
+def test_the_firewall_roles_script_parses_and_touches_only_its_own_rules():
+    """Issue 29 point 14 on Windows: a rule is the role's only in its group AND with its description;
+    every rule the script lists (to keep, replace or remove) comes from Get-OurRule."""
+    text = FIREWALL_PS1.read_text()
+    assert errors_of(text) == []
+    listing = [line.strip() for line in text.splitlines() if 'Get-NetFirewallRule' in line]
+    assert listing == ['@(Get-NetFirewallRule -Group $Group -ErrorAction SilentlyContinue | '
+                       'Where-Object { $_.Description -eq $Marker })'], listing
+    assert 'New-NetFirewallRule -DisplayName $rule.name -Group $Group -Description $Marker' in text
+    assert [line.strip() for line in text.splitlines() if 'Remove-NetFirewallRule' in line and '|' in line] == [
+        '$existing | Remove-NetFirewallRule', '$existing | Remove-NetFirewallRule']
+    assert text.count('(Get-OurRule)') + text.count('= Get-OurRule') == 2

@@ -354,3 +354,59 @@ def test_bad_input_fails_before_anything_runs(triangle):
     result = triangle.module({'peers': ['10.206.1.202'], 'ports': [{'port': 5201, 'protocol': 'sctp'}]})
     assert result['failed'] and 'sctp' in result['msg']
     assert triangle.nft('list', 'ruleset').strip() == ''
+
+
+# issue 29 point 14: only the rules the module added are removed, never a user's rule whose comment
+# starts with the tag
+def _with_user_rules(ruleset, comments):
+    ruleset = [dict(o) for o in ruleset]
+    handle = 900
+    for comment in comments:
+        handle += 1
+        ruleset.append({'rule': {'family': 'inet', 'table': 'filter', 'chain': 'input', 'handle': handle,
+                                 'comment': comment, 'expr': []}})
+    return ruleset
+
+
+@pytest.mark.parametrize('comment', ['perflab: allow ssh from the jump host', 'perflab:', 'perflab:tcp4:aaaa',
+                                     'perflab:tcp4:AAAAAAAAAAAA', 'perflab:tcp4:aaaaaaaaaaaa extra', 'perflab:sctp4:aaaaaaaaaaaa'])
+def test_a_users_rule_with_a_tag_like_comment_is_not_ours(comment):
+    assert fw.ours(comment, 'perflab') is False
+    ruleset = _with_user_rules(load('default-drop-tagged.json'), [comment])
+    lines, _added, removed, _chains, _rules = fw.plan(ruleset, 'absent', [], [], {}, 'perflab')
+    assert removed == 2 and not any(line.endswith('handle 901') for line in lines)
+
+
+def test_with_a_record_only_recorded_rules_are_ours():
+    # a rule of the module's form that this host's record does not hold (another tool's, copied) stays
+    ruleset = load('default-drop-tagged.json')
+    lines, _added, removed, _chains, _rules = fw.plan(ruleset, 'absent', [], [], {}, 'perflab',
+                                                      owned=['perflab:udp4:bbbbbbbbbbbb'])
+    assert removed == 1 and len(lines) == 1
+    assert fw.plan(ruleset, 'absent', [], [], {}, 'perflab', owned=[])[2] == 0
+
+
+@live
+def test_a_users_perflab_rule_survives_and_the_record_follows_the_rules(triangle, tmp_path):
+    triangle.nft('-f', '-', input=DEFAULT_DROP)
+    # the user's own rules: a comment starting with "perflab:", and one of the module's very form
+    triangle.nft('add', 'rule', 'inet', 'filter', 'input', 'tcp', 'dport', '2222', 'accept', 'comment',
+                 '"perflab: ssh from the jump host"')
+    triangle.nft('add', 'rule', 'inet', 'filter', 'input', 'tcp', 'dport', '2223', 'accept', 'comment',
+                 '"perflab:tcp4:0123456789ab"')
+    before = triangle.nft('list', 'ruleset')
+    record = tmp_path / 'firewall' / 'stock.json'
+    first = triangle.module(dict(OPEN, record=str(record)))
+    assert first['changed'] is True and first['added'] == 2 and first['removed'] == 0, first
+    saved = json.loads(record.read_text())['records']['nftables-rules']
+    assert saved == sorted(first['owned']) and len(saved) == 2 and 'perflab:tcp4:0123456789ab' not in saved
+    assert triangle.reach('peer') == 'open'
+    assert triangle.module(dict(OPEN, record=str(record)))['changed'] is False
+    removed = triangle.module({'state': 'absent', 'record': str(record)})
+    assert removed['removed'] == 2 and removed['owned'] == [], removed
+    assert triangle.nft('list', 'ruleset') == before          # both user rules are still there
+    assert not record.exists()                                 # the record went with the rules
+    assert triangle.module({'state': 'absent', 'record': str(record)})['changed'] is False
+    # without a record, the comment's form still keeps the first user rule
+    assert triangle.module({'state': 'absent'})['removed'] == 1
+    assert 'perflab: ssh from the jump host' in triangle.nft('list', 'ruleset')
