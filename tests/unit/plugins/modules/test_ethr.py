@@ -198,7 +198,9 @@ def test_missing_binary(tools, capsys):
     tools([], installed=False)
     result = run_module({'server': '10.77.0.1'}, capsys)
     assert result['failed'] is True
-    assert result['msg'] == 'ethr is not installed on this host: install it with the perflab.network.tools role'
+    assert result['msg'].startswith('ethr is not installed on this host (looked in ')
+    assert result['msg'].endswith('install it with the perflab.network.tools role, or add its folder to tool_paths '
+                                  "(the benchmark role's benchmark_tool_paths, benchmark_windows_tool_paths)")
 
 
 def test_ethr_path_not_executable(tools, capsys):
