@@ -141,7 +141,9 @@ class Ethr(Tool):
         return [executable, '-h']
 
     def parse_version(self, text):
-        return parse_ethr.parse_version(text)
+        # "v1.0.0-5-g86e0704" -> "1.0.0-5-g86e0704": the version as the tools role and every other tool say it
+        version = parse_ethr.parse_version(text)
+        return version[1:] if version.startswith('v') else version
 
     def check_version(self, params, version, help_text):
         if params['test'] == 'http':

@@ -45,7 +45,7 @@ def test_tcp_bandwidth(tools, capsys):
     assert fake.timeout == 5 + 5 + 30
     record = result['perflab_result'][0]
     assert record['status'] == 'ok'
-    assert record['tool'] == 'ethr' and record['tool_version'] == 'v1.0.0-5-g86e0704'
+    assert record['tool'] == 'ethr' and record['tool_version'] == '1.0.0-5-g86e0704'
     assert (record['test'], record['protocol'], record['direction']) == ('tcp_stream', 'tcp', 'client_to_server')
     assert record['test_id'] == 'ethr/tcp_stream/parallel=1'
     assert record['primary'] == 'throughput_mbps'
@@ -150,7 +150,7 @@ def test_http_listed_in_help_but_refused(tools, capsys):
     result = run_module({'server': '10.77.0.1', 'test': 'http'}, capsys)
     assert fake.test_calls[0][5:9] == ['-t', 'b', '-p', 'http']
     assert result['failed'] is True
-    assert result['msg'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
+    assert result['msg'] == ('the installed ethr (1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
                              '(its help still lists http; ethr 1.0 removed the HTTP tests)')
     assert result['perflab_result'][0]['test_id'] == 'ethr/http_bandwidth/parallel=1'
 
@@ -161,7 +161,7 @@ def test_http_not_in_help_fails_before_running(tools, capsys):
     fake = tools([], help_text=help_text)
     result = run_module({'server': '10.77.0.1', 'test': 'http'}, capsys)
     assert fake.test_calls == []
-    assert result['msg'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: its help lists only '
+    assert result['msg'] == ('the installed ethr (1.0.0-5-g86e0704) has no HTTP test: its help lists only '
                              'tcp, udp, icmp')
 
 
@@ -170,7 +170,7 @@ def test_decimal_precision_needs_dp_in_help(tools, capsys):
     fake = tools([], help_text=help_text)
     result = run_module({'server': '10.77.0.1', 'decimal_precision': 2}, capsys)
     assert fake.test_calls == []
-    assert result['msg'] == 'decimal_precision needs an ethr whose help lists -dp; v1.0.0-5-g86e0704 does not'
+    assert result['msg'] == 'decimal_precision needs an ethr whose help lists -dp; 1.0.0-5-g86e0704 does not'
 
 
 def test_two_processes(tools, capsys):
@@ -337,7 +337,7 @@ def test_optional_http_refused_is_skipped_with_the_tools_reason(tools, capsys):
     assert not result.get('failed')
     record = result['perflab_result'][0]
     assert record['status'] == 'skipped'
-    assert record['error'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
+    assert record['error'] == ('the installed ethr (1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
                                '(its help still lists http; ethr 1.0 removed the HTTP tests)')
 
 
@@ -348,7 +348,7 @@ def test_optional_test_the_help_lacks_is_skipped_without_running(tools, capsys):
     assert fake.test_calls == [] and not result.get('failed')
     record = result['perflab_result'][0]
     assert (record['status'], record['error']) == (
-        'skipped', 'the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: its help lists only tcp, udp, icmp')
+        'skipped', 'the installed ethr (1.0.0-5-g86e0704) has no HTTP test: its help lists only tcp, udp, icmp')
 
 
 def test_a_failure_of_an_optional_test_that_is_no_refusal_still_fails(tools, capsys):
