@@ -106,6 +106,13 @@ options:
       - Default, the speed the kernel reports for O(nic_interface) (C(/sys/class/net/<interface>/speed),
         what C(ethtool) shows), when the interface is given and reports one.
     type: float
+  parallel_values:
+    description:
+      - The parallel values of a suite this one test stands for, when the tool runs them all the same way (ethr's
+        latency test runs one connection whatever C(-n) says, so the plan makes one test of a suite's parallel list C([1, 8, 64])).
+        The record's note names them all; what runs is O(parallel).
+    type: list
+    elements: int
   tool_paths:
     description:
       - Absolute folders searched for the tool's client executable after PATH, before C(/usr/local/sbin),

@@ -46,6 +46,7 @@ TEST_COMMON_ARGS = dict(
     optional=dict(type='bool', default=False),
     link_mbps=dict(type='float'),
     tool_paths=dict(type='list', elements='str'),
+    parallel_values=dict(type='list', elements='int'),
 )
 
 # (field, low, high) inclusive ranges checked by validate_common

@@ -129,10 +129,10 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
             rec.add_process(record, port, metrics, status='failed' if result['error'] else 'ok',
                             error=result['error'])
         combined = tool.combine(parsed, params)
-        record['intervals'] = tool.combine_intervals(parsed)
+        rec.set_intervals(record, tool.combine_intervals(parsed))
     else:
         combined = parsed[0]['metrics']
-        record['intervals'] = parsed[0]['intervals']
+        rec.set_intervals(record, parsed[0]['intervals'])
     if not failures:
         rec.add_metrics(record, combined)
     if sampler is not None:

@@ -126,6 +126,10 @@ options:
     description:
       - Raised open-files limit (RLIMIT_NOFILE) of the servers, 1024-1048576; ethr's connections/s test
         otherwise runs out of file descriptors.
+      - The soft limit the server starts with. A Go program raises its own soft limit to the hard one when it
+        starts (Go 1.19 and later, ethr's release builds among them), so a O(nofile) below the hard limit has no
+        effect on ethr; RV(servers[].nofile) reports the limit the running server really has (read from the
+        process), and that is what a record's note names.
     type: int
   ready_timeout:
     description: Seconds (1-300) to wait for each server's port to accept connections.

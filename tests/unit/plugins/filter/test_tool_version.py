@@ -42,3 +42,20 @@ def test_ethr_s_title_version_is_the_tools_role_s():
     assert all(set(probe) == {'binary', 'args'} for probe in probes.values())
     assert dict((name, probe['args']) for name, probe in probes.items()) == dict(
         (name, registry.get(name).version_argv('x')[1:]) for name in probes)
+
+
+def test_the_ethr_titles_docs_reports_md_shows_can_be_made():
+    # issue 29: docs/reports.md showed "Latency - Threads: 8", which no record can give (latency runs 1 connection)
+    import re
+    text = ' '.join((ROOT / 'docs' / 'reports.md').read_text().split())
+    shown = re.findall(r'"(Ethr [^"]+)"', text)
+    assert shown
+    ethr = registry.get('ethr')
+    made = set()
+    for name, test in ethr.tests.items():
+        for parallel in (1, 8):
+            params = ethr.params_of(name, parallel)
+            record_test, protocol, direction = ethr.record_test(dict(params, protocol='tcp', reverse=False))
+            made.add(ethr.report_title(record_test, versions=['1.0.0'], protocol=protocol, direction=direction,
+                                       parallel=ethr.effective_parallel(params), duration=60))
+    assert set(shown) <= made, sorted(set(shown) - made)

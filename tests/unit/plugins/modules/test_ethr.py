@@ -99,6 +99,17 @@ def test_connections(tools, capsys):
                                                       'higher_is_better': True}
 
 
+def test_per_second_values_carry_no_float_noise(tools, capsys):
+    # issue 29: "8.12K" read as 8.12 * 1000 is 8119.999999999999; the record holds 8120.0, each second and the total
+    fake_output = fixture('tcp_cps.txt').replace('11.5K', '8.12K').replace('10.1K', '8.12K')
+    tools([fake_output])
+    record = run_module({'server': '10.77.0.1', 'test': 'connections', 'duration': 5}, capsys)['perflab_result'][0]
+    assert [sample['connections_per_s'] for sample in record['intervals']] == [8120.0, 11100.0, 8120.0, 9200.0, 10200.0]
+    assert record['metrics']['connections_per_s']['value'] == 9348.0
+    assert all(repr(value) == repr(float('%.12g' % value)) for sample in record['intervals']
+               for value in sample.values() if isinstance(value, float))
+
+
 def test_latency(tools, capsys):
     fake = tools([fixture('tcp_lat.txt')])
     result = run_module({'server': '10.77.0.1', 'test': 'latency', 'iterations': 1000, 'gap': 0.5,
@@ -126,6 +137,16 @@ def test_latency_ignores_parallel_and_says_so(tools, capsys):
     assert record['parallel'] == 1
     assert record['test_id'] == 'ethr/tcp_latency/parallel=1'
     assert len(record['notes']) == 1 and 'parallel 8 ignored' in record['notes'][0]
+
+
+def test_the_latency_note_names_every_value_the_plan_merged(tools, capsys):
+    # issue 29: the plan made one test of parallel [1, 8, 64]; the note named only 64
+    tools([fixture('tcp_lat.txt')])
+    result = run_module({'server': '10.77.0.1', 'test': 'latency', 'parallel': 64, 'parallel_values': [1, 8, 64],
+                         'duration': 5}, capsys)
+    assert result['perflab_result'][0]['notes'] == [
+        'parallel 1, 8, 64 ignored: ethr 1.0 runs the latency test over one connection whatever -n says '
+        '(parallel recorded as 1)']
 
 
 def test_packets(tools, capsys):
