@@ -45,7 +45,7 @@ PLAYBOOK = '''---
         report:
           tools: "{{ perflab_tools }}"
           skipped: "{{ perflab_tools_skipped }}"
-          kept: "{{ perflab_tools_kept }}"
+          kept: "{{ perflab_tools_kept | default({}) }}"
 '''
 
 # What a host looks like, to compare before and after: installed packages, apt sources,
