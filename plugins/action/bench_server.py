@@ -14,6 +14,7 @@ from ansible.plugins.action import ActionBase
 from ansible.plugins.action.normal import ActionModule as NormalAction
 
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
+from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import win_action
 from ansible_collections.perflab.network.plugins.modules import bench_server
 
@@ -48,7 +49,8 @@ def manage(args, check_mode, execute):
     if validated.error_messages:
         return {'failed': True, 'msg': '; '.join(validated.error_messages)}
     params = validated.validated_parameters
-    errors = bench_server.call_errors(params)
+    errors = bench_server.call_errors(params) + process.tool_paths_errors(params.get('tool_paths'),
+                                                                          isabs=win.WindowsHost.path_is_absolute)
     if params.get('nofile') is not None:
         errors.append('nofile does not apply on Windows (no per-process open-files limit to raise)')
     if errors:
@@ -61,10 +63,10 @@ def manage(args, check_mode, execute):
         tool = group['tool']
         if tool not in executables:
             wanted = params.get('executable') or bench_server.TOOLS[tool][0]
-            executables[tool] = host.which(wanted) or (wanted if state != 'started' else None)
+            executables[tool] = host.which(wanted, params.get('tool_paths')) or (wanted if state != 'started' else None)
         if not executables[tool]:
-            return {'failed': True, 'msg': '%s is not installed on this host: install it with the perflab.network.tools '
-                                           'role' % bench_server.TOOLS[tool][0]}
+            return {'failed': True, 'msg': process.missing_tool_message(
+                bench_server.TOOLS[tool][0], host.search_dirs(params.get('tool_paths')))}
     names = []
     if state != 'started' and any(group.get('port') is None for group in groups):
         names = (execute(win.PIDFILES_PS, {'Dir': pid_dir}).get('result') or {}).get('names') or []

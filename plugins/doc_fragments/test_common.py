@@ -106,4 +106,22 @@ options:
       - Default, the speed the kernel reports for O(nic_interface) (C(/sys/class/net/<interface>/speed),
         what C(ethtool) shows), when the interface is given and reports one.
     type: float
+  parallel_values:
+    description:
+      - The parallel values of a suite this one test stands for, when the tool runs them all the same way (ethr's
+        latency test runs one connection whatever C(-n) says, so the plan makes one test of a suite's parallel list C([1, 8, 64])).
+        The record's note names them all; what runs is O(parallel).
+    type: list
+    elements: int
+  tool_paths:
+    description:
+      - Absolute folders searched for the tool's client executable after PATH, before C(/usr/local/sbin),
+        C(/usr/local/bin), C(/usr/sbin), C(/usr/bin), C(/sbin), C(/bin), C(/opt/perflab/bin) (the tools role's default
+        C(tools_prefix)) and C(/opt/ethr); on Windows before C(C:\ProgramData\chocolatey\bin), C(C:\perflab\bin) and
+        C(C:\perflab\ethr). Every test module and M(perflab.network.bench_server) look up their tools this one way
+        (C(plugins/module_utils/process.py) C(search_dirs)); the benchmark role passes C(benchmark_tool_paths) and the
+        tools role's C(<tools_prefix>/bin).
+      - A relative folder is refused; a tool found nowhere fails the module naming every folder looked in.
+    type: list
+    elements: str
 '''

@@ -13,6 +13,7 @@ import ipaddress
 import re
 
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
+from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils.nic import valid_interface_name
 
 
@@ -44,6 +45,8 @@ TEST_COMMON_ARGS = dict(
     title=dict(type='str'),
     optional=dict(type='bool', default=False),
     link_mbps=dict(type='float'),
+    tool_paths=dict(type='list', elements='str'),
+    parallel_values=dict(type='list', elements='int'),
 )
 
 # (field, low, high) inclusive ranges checked by validate_common
@@ -127,6 +130,7 @@ def common_errors(params, default_port=None, check_interface=True, host=None):
             errors.append('nic_interface %s does not exist on this host (it has: %s)'
                           % (interface, ', '.join((host.existing_interfaces if host else existing_interfaces)())
                              or 'none'))
+    errors += process.tool_paths_errors(params.get('tool_paths'), isabs=host.path_is_absolute if host else None)
     link = params.get('link_mbps')
     if link is not None and not 0 < link <= 10000000:
         errors.append('link_mbps must be a link speed above 0 and at most 10000000 Mbit/s, got %s' % (link,))

@@ -33,6 +33,8 @@ PID_DIR = 'C:\\perflab\\run'
 _ADAPTER_RE = re.compile(r'^[A-Za-z0-9 _.()#+-]{1,128}$')
 ADAPTER_RULE = 'a network adapter name (1-128 of letters, digits, spaces and "_.()#+-")'
 # Directories where the tools role puts the tools (Chocolatey's shims, tools_windows_prefix)
+# a drive's root (C:\\) or a UNC share (\\\\server\\share)
+ABSOLUTE_PATH_RE = re.compile(r'^([A-Za-z]:[\\/]|\\\\)')
 BIN_DIRS = ('C:\\ProgramData\\chocolatey\\bin', 'C:\\perflab\\bin', 'C:\\perflab\\ethr')
 
 STATS_PROPERTIES = ('Name', 'ReceivedBytes', 'ReceivedUnicastPackets', 'SentBytes', 'SentUnicastPackets')
@@ -88,7 +90,7 @@ $Ansible.Result = @{
 }
 '''
 
-# The first of Dirs\Name or PATH's Name that exists (Get-Command), else null.
+# PATH's Name (Get-Command), else the first of Dirs\Name that exists (the order where.exe and the plan use), else null.
 WHICH_PS = r'''[CmdletBinding(SupportsShouldProcess = $true)]
 param (
     [Parameter(Mandatory = $true)][string]$Name,
@@ -99,14 +101,12 @@ $found = $null
 if ([System.IO.Path]::IsPathRooted($Name)) {
     if (Test-Path -LiteralPath $Name -PathType Leaf) { $found = $Name }
 } else {
+    $command = Get-Command -Name $Name -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
+    if ($command) { $found = $command.Source }
     foreach ($dir in $Dirs) {
         foreach ($candidate in @((Join-Path $dir $Name), (Join-Path $dir ($Name + '.exe')))) {
             if (-not $found -and (Test-Path -LiteralPath $candidate -PathType Leaf)) { $found = $candidate }
         }
-    }
-    if (-not $found) {
-        $command = Get-Command -Name $Name -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
-        if ($command) { $found = $command.Source }
     }
 }
 $Ansible.Result = @{ path = $found }
@@ -475,8 +475,23 @@ class WindowsHost(object):
     def nic_sampler(self, name, interval=1.0):
         return WindowsNicSampler(self, name)
 
-    def which(self, name):
-        return (self.execute(WHICH_PS, {'Name': name, 'Dirs': list(BIN_DIRS)}).get('result') or {}).get('path')
+    @staticmethod
+    def path_is_absolute(path):
+        return bool(ABSOLUTE_PATH_RE.match(path or ''))
+
+    @staticmethod
+    def search_dirs(tool_paths=None):
+        """The folders searched after PATH: ``tool_paths`` (benchmark_windows_tool_paths), then BIN_DIRS; each once."""
+        dirs = []
+        for directory in list(tool_paths or []) + list(BIN_DIRS):
+            if directory not in dirs:
+                dirs.append(directory)
+        return ['PATH'] + dirs
+
+    def which(self, name, tool_paths=None):
+        """The tool's path (PATH first, then search_dirs' folders: the order where.exe and the plan use), else None."""
+        dirs = self.search_dirs(tool_paths)[1:]
+        return (self.execute(WHICH_PS, {'Name': name, 'Dirs': dirs}).get('result') or {}).get('path')
 
     def run(self, argv, timeout):
         sampler = self.sampling

@@ -192,23 +192,48 @@ def run_many(argvs, timeout, env=None):
     return results
 
 
-def which(tool):
-    """Full path of ``tool`` on PATH or in the usual bin/sbin directories, else None."""
-    if os.sep in tool:
-        return tool if os.path.isfile(tool) and os.access(tool, os.X_OK) else None
-    dirs = [d for d in os.environ.get('PATH', '').split(os.pathsep) if d]
-    for directory in EXTRA_BIN_DIRS:
+def search_dirs(tool_paths=None, path_env=None):
+    """The one search order of the tools' executables, every module's and the benchmark plan's:
+    PATH (``path_env``, default this process'), then ``tool_paths`` (the benchmark role's
+    benchmark_tool_paths and the tools role's ``<tools_prefix>/bin``), then EXTRA_BIN_DIRS; each once."""
+    if path_env is None:
+        path_env = os.environ.get('PATH', '')
+    dirs = []
+    for directory in [d for d in path_env.split(os.pathsep) if d] + list(tool_paths or []) + list(EXTRA_BIN_DIRS):
         if directory not in dirs:
             dirs.append(directory)
-    for directory in dirs:
+    return dirs
+
+
+def tool_paths_errors(tool_paths, name='tool_paths', isabs=None):
+    """Why ``tool_paths`` cannot be searched (an entry not an absolute path), as a list of messages.
+
+    ``isabs``: the host's rule for an absolute path (default this host's, os.path.isabs)."""
+    isabs = isabs or os.path.isabs
+    if tool_paths is None:
+        return []
+    if isinstance(tool_paths, (str, bytes)) or not isinstance(tool_paths, (list, tuple)):
+        return ['%s must be a list of absolute folder paths, got %r' % (name, tool_paths)]
+    return ['%s must hold absolute folder paths, got %r' % (name, entry) for entry in tool_paths
+            if not isinstance(entry, str) or not isabs(entry)]
+
+
+def which(tool, tool_paths=None):
+    """Full path of ``tool`` in search_dirs(tool_paths), else None; a path is checked as it is."""
+    if os.sep in tool:
+        return tool if os.path.isfile(tool) and os.access(tool, os.X_OK) else None
+    for directory in search_dirs(tool_paths):
         candidate = os.path.join(directory, tool)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return None
 
 
-def missing_tool_message(tool):
-    return '%s is not installed on this host: install it with the perflab.network.tools role' % tool
+def missing_tool_message(tool, searched=None):
+    """The error of a tool not found, naming where it was looked for (``searched``: the folders, in order)."""
+    where = (' (looked in %s)' % ', '.join(searched)) if searched else ''
+    return ('%s is not installed on this host%s: install it with the perflab.network.tools role, or add its folder '
+            'to tool_paths (the benchmark role\'s benchmark_tool_paths, benchmark_windows_tool_paths)' % (tool, where))
 
 
 # ---------------------------------------------------------------------------

@@ -148,8 +148,21 @@ def add_note(record, note):
         notes.append(note)
 
 
+def clean_number(value):
+    """``value`` as a float without binary noise (12 significant digits: 8119.999999999999 -> 8120.0); the
+    one rounding of every value a record holds, whatever tool and parser made it. Not a number: as it is."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    return float('%.12g' % value)
+
+
 def metric(value, unit, higher_is_better):
-    return {'value': float(value), 'unit': unit, 'higher_is_better': bool(higher_is_better)}
+    return {'value': clean_number(float(value)), 'unit': unit, 'higher_is_better': bool(higher_is_better)}
+
+
+def set_intervals(record, samples):
+    """The per-second samples of a record, each value through clean_number (``t`` included)."""
+    record['intervals'] = [dict((key, clean_number(value)) for key, value in sample.items()) for sample in samples or []]
 
 
 def add_metric(record, name, value, unit=None, higher_is_better=None):

@@ -24,13 +24,15 @@ from ansible_collections.perflab.network.plugins.module_utils import record as r
 VERSION_TIMEOUT_S = 10
 
 
-def find_executable(module, tool, path=None, host=None):
-    """The client executable (``<tool>_path``, else PATH and the usual directories), or fail the module."""
-    executable = (host.which if host else process.which)(path or tool.client_executable)
+def find_executable(module, tool, path=None, host=None, tool_paths=None):
+    """The client executable (``<tool>_path``, else the one lookup: PATH, ``tool_paths``, the usual
+    folders; process.search_dirs), or fail the module naming where it looked."""
+    executable = (host.which if host else process.which)(path or tool.client_executable, tool_paths)
     if not executable:
         if path:
             module.fail_json(msg='%s_path %s is not an executable file' % (tool.name, path))
-        module.fail_json(msg=process.missing_tool_message(tool.client_executable))
+        searched = host.search_dirs(tool_paths) if host else process.search_dirs(tool_paths)
+        module.fail_json(msg=process.missing_tool_message(tool.client_executable, searched))
     return executable
 
 
@@ -77,7 +79,7 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
     Windows action plugins pass host_windows.WindowsHost).
     """
     validate(module, tool, params, host)
-    executable = find_executable(module, tool, params.get('%s_path' % tool.name), host)
+    executable = find_executable(module, tool, params.get('%s_path' % tool.name), host, params.get('tool_paths'))
     about = (host.run if host else process.run)(tool.version_argv(executable), timeout=VERSION_TIMEOUT_S)
     help_text = about.stdout + about.stderr
     version = tool.parse_version(help_text)
@@ -131,10 +133,10 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
             rec.add_process(record, port, metrics, status='failed' if result['error'] else 'ok',
                             error=result['error'])
         combined = tool.combine(parsed, params)
-        record['intervals'] = tool.combine_intervals(parsed)
+        rec.set_intervals(record, tool.combine_intervals(parsed))
     else:
         combined = parsed[0]['metrics']
-        record['intervals'] = parsed[0]['intervals']
+        rec.set_intervals(record, parsed[0]['intervals'])
     if not failures:
         rec.add_metrics(record, combined)
     if sampler is not None:

@@ -246,6 +246,8 @@ def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=No
                     'parallel': effective,
                     # what the suite asked (the test module records what ran and notes the rest)
                     'parallel_asked': max(merged[effective]),
+                    # every value of the suite this one test stands for (the record's note names them all)
+                    'parallel_values': merged[effective],
                     'processes': processes,
                     'duration': int(duration or entry.get('duration') or defaults.get('duration') or 10),
                     'repetitions': int(repetitions or entry.get('repetitions') or defaults.get('repetitions') or 1),

@@ -109,6 +109,63 @@ def ethr_source(request, os_data):
     return {}
 
 
+def _base(path):
+    return re.split(r'[\\/]', path or '')[-1]
+
+
+def _installed_binary(installed, binary):
+    """The file of ``installed`` in a ``bin`` folder named ``binary`` (or ``binary``.exe), else None."""
+    for item in installed or []:
+        parts = re.split(r'[\\/]', item.get('path') or '')
+        if len(parts) > 1 and parts[-2] == 'bin' and parts[-1] in (binary, binary + '.exe'):
+            return item
+    return None
+
+
+def keep_installed(plan, request, os_data):
+    """Keep what the prefix holds of a tool that comes from a file, a download or a build, when no source is given.
+
+    ``request['installed']``: what the prefix and its bin folder hold, [{path, islnk, isdir}] (ansible.builtin.find).
+    A tool found in the bin folder stays (``plan['kept']``: tool -> why) and is taken out of what the role
+    installs: never a download nor a replacement the user did not ask for. A source given replaces it:
+    tools_ethr_src or tools_ethr_url (ethr), tools_nuttcp_windows_src (nuttcp on Windows); a source build is
+    made again when tools_build_from_source names the tool, or when the bin folder's link is the role's build
+    of another version (<prefix>/<tool>-<other version>: the source version asked for changed).
+    """
+    installed = request.get('installed') or []
+    probes = os_data.get('version_probes') or {}
+    folders = set(_base(item.get('path')) for item in installed if item.get('isdir'))
+
+    def found(tool):
+        return _installed_binary(installed, (probes.get(tool) or {}).get('binary') or tool)
+
+    ethr = found('ethr')
+    if 'ethr' in (request.get('list') or []) and ethr and not (request.get('ethr_src') or request.get('ethr_url')):
+        plan['kept']['ethr'] = ('kept the installed %s: no tools_ethr_src or tools_ethr_url given (give one to replace '
+                                'it)' % ethr['path'])
+        plan['ethr_wanted'] = False
+    for entry in list(plan['binary_entries']):
+        binary = found(entry['tool'])
+        if binary and not request.get('nuttcp_windows_src'):
+            plan['kept'][entry['tool']] = ('kept the installed %s: no tools_nuttcp_windows_src given (give one to '
+                                           'replace it)' % binary['path'])
+            plan['binary_entries'].remove(entry)
+    for entry in list(plan['source_entries']):
+        binary = found(entry['tool'])
+        if not binary:
+            continue
+        builds = [name for name in folders if name.startswith(entry['tool'] + '-')]
+        if '%s-%s' % (entry['tool'], entry.get('version')) in builds:
+            why = 'kept the build of %s %s (%s)' % (entry['tool'], entry.get('version'), binary['path'])
+        elif (binary.get('islnk') and builds) or entry['tool'] in (request.get('build_from_source') or []):
+            continue   # the role's build of another version, or a build asked for: built from the source given
+        else:
+            why = ('kept the installed %s: not built by the role (name the tool in tools_build_from_source to build '
+                   'it from its source instead)' % binary['path'])
+        plan['kept'][entry['tool']] = why
+        plan['source_entries'].remove(entry)
+
+
 def problems_of(plan, request, facts, os_data, is_file=os.path.isfile):
     """Every reason the plan cannot be carried out (tools_state present); also marks an optional ethr skipped."""
     name = os_name(facts)
@@ -124,7 +181,7 @@ def problems_of(plan, request, facts, os_data, is_file=os.path.isfile):
         elif entry['tool'] != 'ethr':
             problems.append('%s cannot be installed on %s: %s. Remove it from tools_list for this host.'
                             % (entry['tool'], name, entry.get('reason')))
-    ethr_missing = 'ethr' in tools and (not plan['ethr_wanted'] or not plan['ethr_source'])
+    ethr_missing = 'ethr' in tools and 'ethr' not in plan['kept'] and (not plan['ethr_wanted'] or not plan['ethr_source'])
     if ethr_missing and not request.get('ethr_optional'):
         reason = ethr_entry.get('reason', 'no known release zip for ethr %s; set tools_ethr_url and tools_ethr_checksum, '
                                           'or tools_ethr_src' % version)
@@ -161,7 +218,8 @@ def build_plan(request, facts, os_data, is_file=os.path.isfile):
     """The plan of one host, as the role's task files use it; PlanError with the role's message when refused.
 
     ``request``: list, state, versions, build_from_source, ethr_src, ethr_url, ethr_checksum, ethr_version,
-    ethr_optional, nuttcp_windows_src, download_timeout, apt_cache_valid_time, prefix (the tools_* variables);
+    ethr_optional, nuttcp_windows_src, download_timeout, apt_cache_valid_time, prefix (the tools_* variables),
+    installed (the files of the prefix's bin folder, [{path, lnk_source}]: keep_installed);
     default_list (true when list is the role's default tools_list: the tools this OS cannot install are
     skipped with a note instead of refused).
     ``facts``: distribution, distribution_major_version, os_family. ``os_data``: all, supported_platforms,
@@ -193,9 +251,11 @@ def build_plan(request, facts, os_data, is_file=os.path.isfile):
         'ethr_wanted': bool(having('release_zip')),
         'ethr_source': ethr_source(request, os_data),
         'skipped': {},
+        'kept': {},
     }
     problems = []
     if request.get('state', 'present') == 'present':
+        keep_installed(plan, request, os_data)
         problems = problems_of(plan, request, facts, os_data, is_file)
     if problems:
         raise PlanError('tools: ' + ' | '.join(problems))

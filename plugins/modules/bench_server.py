@@ -126,6 +126,10 @@ options:
     description:
       - Raised open-files limit (RLIMIT_NOFILE) of the servers, 1024-1048576; ethr's connections/s test
         otherwise runs out of file descriptors.
+      - The soft limit the server starts with. A Go program raises its own soft limit to the hard one when it
+        starts (Go 1.19 and later, ethr's release builds among them), so a O(nofile) below the hard limit has no
+        effect on ethr; RV(servers[].nofile) reports the limit the running server really has (read from the
+        process), and that is what a record's note names.
     type: int
   ready_timeout:
     description: Seconds (1-300) to wait for each server's port to accept connections.
@@ -133,9 +137,20 @@ options:
     default: 10
   executable:
     description:
-      - Server executable; default C(iperf3), C(netserver), C(nuttcp) or C(ethr) found on PATH.
+      - Server executable; default C(iperf3), C(netserver), C(iperf), C(nuttcp) or C(ethr) found by the
+        lookup of every test module (PATH, then O(tool_paths), then the usual folders).
       - Not with O(servers).
     type: path
+  tool_paths:
+    description:
+      - Absolute folders searched for the servers' executables after PATH, before C(/usr/local/sbin),
+        C(/usr/local/bin), C(/usr/sbin), C(/usr/bin), C(/sbin), C(/bin), C(/opt/perflab/bin) (the tools role's default
+        C(tools_prefix)) and C(/opt/ethr); on Windows before C(C:\ProgramData\chocolatey\bin), C(C:\perflab\bin) and
+        C(C:\perflab\ethr). The benchmark role passes its C(benchmark_tool_paths) and the tools role's
+        C(<tools_prefix>/bin), the folders its plan found the tools in.
+      - A tool found nowhere fails the module naming every folder looked in, before anything starts.
+    type: list
+    elements: str
 seealso:
   - module: perflab.network.iperf3
   - module: perflab.network.nuttcp
@@ -281,6 +296,7 @@ def argument_spec():
         nofile=dict(type='int'),
         ready_timeout=dict(type='int', default=10),
         executable=dict(type='path'),
+        tool_paths=dict(type='list', elements='str'),
     )
 
 
@@ -528,7 +544,7 @@ def _remove(path):
 def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True, **ARGUMENT_RULES)
     params = module.params
-    errors = call_errors(params)
+    errors = call_errors(params) + process.tool_paths_errors(params.get('tool_paths'))
     if errors:
         module.fail_json(msg='; '.join(errors))
     groups = groups_of(params)
@@ -536,7 +552,7 @@ def main():
     for group in groups:   # every tool found before anything starts
         tool = group['tool']
         if tool not in executables:
-            executables[tool] = process.which(params.get('executable') or TOOLS[tool][0])
+            executables[tool] = process.which(params.get('executable') or TOOLS[tool][0], params.get('tool_paths'))
             if not executables[tool] and params['state'] != 'started' and params.get('tool') is None:
                 # stopping everything ours: a tool that is not installed may still have a server
                 # to stop (its pidfile says so; is_our_server compares the executable's name)
@@ -544,7 +560,7 @@ def main():
         if not executables[tool]:
             if params.get('executable'):
                 module.fail_json(msg='executable %s is not an executable file' % params['executable'])
-            module.fail_json(msg=process.missing_tool_message(tool))
+            module.fail_json(msg=process.missing_tool_message(TOOLS[tool][0], process.search_dirs(params.get('tool_paths'))))
     pid_dir, state = params['pid_dir'], params['state']
     if state == 'started':
         problem = process.nofile_problem(params.get('nofile'))

@@ -63,6 +63,9 @@ options:
         without a Windows build (netperf) become skipped records saying so.
       - C(switch) (the host var C(perflab_switch)) names the switch of the host's data link; hosts
         that name none share one unnamed switch. Only O(serialize_pairs) uses it.
+      - C(tool_paths) (the benchmark role's C(benchmark_tool_paths) and C(<tools_prefix>/bin)) and
+        C(windows_tool_paths) (C(benchmark_windows_tool_paths)), the folders a host's tools are looked for in after
+        PATH - a folder that is not an absolute path refuses the plan; the skipped record of a tool not found names them.
     type: dict
     required: true
   servers:
@@ -234,8 +237,10 @@ from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils import suite as suites
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import plan_records
+from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import study
+from ansible_collections.perflab.network.plugins.module_utils.host_windows import WindowsHost
 
 
 def tools_on(found):
@@ -244,6 +249,20 @@ def tools_on(found):
     found = set(name[:-4] if name.lower().endswith('.exe') else name for name in (found or []))
     return set(name for name, tool in registry.TOOLS.items()
                if name in found or tool.client_executable in found or tool.server_executable in found)
+
+
+def tool_paths_problems(hosts):
+    """The hosts' tool folders that are not absolute paths (each OS's rule), one message each."""
+    problems = []
+    for name in sorted(hosts):
+        facts = hosts[name] or {}
+        windows = facts.get('os_family') == 'Windows'
+        for key, variable, isabs in (
+                ('tool_paths', 'benchmark_windows_tool_paths' if windows else 'benchmark_tool_paths',
+                 WindowsHost.path_is_absolute if windows else None),
+                ('windows_tool_paths', 'benchmark_windows_tool_paths', WindowsHost.path_is_absolute)):
+            problems += ['%s: %s' % (name, error) for error in process.tool_paths_errors(facts.get(key), variable, isabs)]
+    return problems
 
 
 def skipped_record(item, run_id, suite_name, reason):
@@ -285,6 +304,8 @@ def main():
     try:
         if p['run_id'] and names.name_problem('run_id', p['run_id']):
             raise suites.PlanError(names.name_problem('run_id', p['run_id']))
+        if tool_paths_problems(p['hosts']):
+            raise suites.PlanError('; '.join(tool_paths_problems(p['hosts'])))
         path = suites.find_suite(p['suite'], p['suite_paths'])
         suite = suites.read_suite(path, yaml_load)
         notes = []
@@ -314,7 +335,9 @@ def main():
                                           '%s has no Windows build: its tests are left out on %s'
                                           % (item['tool'], ' and '.join(windows))))
         elif missing:
-            reason = '%s is not installed on %s' % (item['tool'], ' and '.join(missing))
+            reason = '%s is not installed on %s' % (item['tool'], ' and '.join(
+                '%s (looked on PATH, in %s and the usual folders)' % (h, ', '.join(p['hosts'][h]['tool_paths']))
+                if (p['hosts'].get(h) or {}).get('tool_paths') else h for h in missing))
             if item['tool'] == 'ethr':
                 reason += ' (no package registry has ethr: give the tools role tools_ethr_src)'
             else:

@@ -100,6 +100,16 @@ options:
     description: C(tools_prefix), checked to be absolute.
     type: str
     default: /opt/perflab
+  installed:
+    description:
+      - What the prefix and its C(bin) folder hold on the host, each C({path, islnk, isdir}) (what
+        C(ansible.builtin.find) returns). A tool installed from a file, a download or a build that is found there is kept when no source is
+        given (RV(kept)) - C(tools_ethr_src) or C(tools_ethr_url) for ethr, C(tools_nuttcp_windows_src) for nuttcp on
+        Windows; a source build is made again when C(tools_build_from_source) names the tool or the C(bin) link is the
+        role's build of another version (C(<prefix>/<tool>-<version>)).
+    type: list
+    elements: dict
+    default: []
   facts:
     description: The host's C(distribution), C(distribution_major_version) and C(os_family) (more keys are ignored).
     type: dict
@@ -110,7 +120,7 @@ options:
         C(supported_platforms), C(supported_windows), C(supported_text), C(plan) (tool -> C(method),
         C(packages), C(apt_component), C(repo), C(asset), C(reason)), C(sources) (tool -> C(src),
         C(checksum), C(version)), C(ethr_releases), C(pin_template), C(can_build), C(build_packages),
-        C(unzip_packages).
+        C(unzip_packages), C(version_probes) (tool -> C(binary), the name RV(kept) looks for).
     type: dict
     required: true
 seealso:
@@ -177,6 +187,12 @@ skipped:
   returned: success
   type: dict
   sample: {ethr: no FreeBSD build}
+kept:
+  description: Tools already installed under the prefix and kept, tool -> why (no source given, so nothing is
+    downloaded nor replaced); the role says so and reports them as C(perflab_tools_kept), never as skipped.
+  returned: success
+  type: dict
+  sample: {ethr: "kept the installed /opt/perflab/bin/ethr: no tools_ethr_src or tools_ethr_url given (give one to replace it)"}
 package_specs:
   description: The package specs to install, each once.
   returned: success
@@ -206,7 +222,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.perflab.network.plugins.module_utils import tools_plan
 
 REQUEST_KEYS = ('default_list', 'state', 'versions', 'build_from_source', 'ethr_version', 'ethr_url', 'ethr_checksum', 'ethr_src',
-                'ethr_optional', 'nuttcp_windows_src', 'download_timeout', 'apt_cache_valid_time', 'prefix')
+                'ethr_optional', 'nuttcp_windows_src', 'download_timeout', 'apt_cache_valid_time', 'prefix', 'installed')
 OS_DATA_REQUIRED = ('all', 'supported_platforms', 'supported_text')
 
 
@@ -226,6 +242,7 @@ def argument_spec():
         download_timeout=dict(type='raw', default=30),
         apt_cache_valid_time=dict(type='raw', default=3600),
         prefix=dict(type='str', default='/opt/perflab'),
+        installed=dict(type='list', elements='dict', default=[]),
         facts=dict(type='dict', required=True),
         os_data=dict(type='dict', required=True),
     )

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_playbook
+from conftest import ROOT, run_playbook
 
 pytestmark = pytest.mark.lab
 NAME, MGMT, DATA = 'h4', '10.204.0.0/24', '10.204.1.0/24'
@@ -45,6 +45,7 @@ PLAYBOOK = '''---
         report:
           tools: "{{ perflab_tools }}"
           skipped: "{{ perflab_tools_skipped }}"
+          kept: "{{ perflab_tools_kept | default({}) }}"
 '''
 
 # What a host looks like, to compare before and after: installed packages, apt sources,
@@ -281,3 +282,26 @@ def test_ethr_from_a_controller_file(lab, playbook):
     removed = run(playbook, lab, {'tools_state': 'absent'}, hosts=host)
     assert removed.rc == 0
     assert lab.ssh(host, ['test', '-e', '/opt/perflab']).returncode != 0
+
+
+def test_an_ethr_installed_from_a_file_is_kept_by_a_run_without_a_source(lab, playbook):
+    """Issue 29: ethr installed from a file, then the defaults (no source: the release zip, which cannot be
+    downloaded here): kept and said so, not skipped, not downloaded, the binary untouched; the same for a
+    binary of the user's own in the prefix, which the role did not install."""
+    host = 'lab2'
+    before = host_state(lab, host)
+    standin = str(ROOT / 'tests' / 'integration' / 'files' / 'ethr-standin' / 'ethr')
+    installed = run(playbook, lab, {'tools_list': ['ethr'], 'tools_ethr_src': standin, 'tools_ethr_optional': False},
+                    hosts=host)
+    assert installed.rc == 0, installed.stdout[-3000:]
+    digest = lab.ssh(host, ['sha256sum', '/opt/perflab/bin/ethr']).stdout
+    rerun = run(playbook, lab, {'tools_list': ['ethr'], 'tools_ethr_optional': False}, name='ethr_kept', hosts=host)
+    assert rerun.rc == 0, rerun.stdout[-3000:]
+    assert report(rerun)[host]['skipped'] == {}
+    assert report(rerun)[host]['kept']['ethr'].startswith('kept the installed /opt/perflab/bin/ethr: no tools_ethr_src')
+    assert 'NOTE: tools: ethr kept on %s' % host in rerun.stdout and 'WARNING' not in rerun.stdout
+    assert rerun.stats[host]['changed'] == 0 and 'Download ethr' not in rerun.stdout
+    assert lab.ssh(host, ['sha256sum', '/opt/perflab/bin/ethr']).stdout == digest
+    removed = run(playbook, lab, {'tools_state': 'absent'}, hosts=host)
+    assert removed.rc == 0
+    assert host_state(lab, host) == before

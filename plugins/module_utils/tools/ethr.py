@@ -93,10 +93,11 @@ class Ethr(Tool):
 
     def notes(self, params):
         test = params.get('test') or self.default_test
-        asked = int(params.get('parallel') or 1)
-        if test in self.single_connection_tests and asked > 1:
-            return ['parallel %d ignored: ethr 1.0 runs the %s test over one connection whatever -n says '
-                    '(parallel recorded as 1)' % (asked, test)]
+        # the suite's values this test stands for (the plan merges them into one test), else the one asked
+        asked = [int(value) for value in params.get('parallel_values') or [params.get('parallel') or 1]]
+        if test in self.single_connection_tests and max(asked) > 1:
+            return ['parallel %s ignored: ethr 1.0 runs the %s test over one connection whatever -n says '
+                    '(parallel recorded as 1)' % (', '.join(str(value) for value in sorted(set(asked))), test)]
         return []
 
     def primary(self, params):
@@ -152,7 +153,9 @@ class Ethr(Tool):
         return [executable, '-h']
 
     def parse_version(self, text):
-        return parse_ethr.parse_version(text)
+        # "v1.0.0-5-g86e0704" -> "1.0.0-5-g86e0704": the version as the tools role and every other tool say it
+        version = parse_ethr.parse_version(text)
+        return version[1:] if version.startswith('v') else version
 
     def check_version(self, params, version, help_text):
         if params['test'] == 'http':

@@ -22,9 +22,11 @@ from ansible.template import Templar
 from ansible_collections.perflab.network.plugins.action import bench_preflight as windows_preflight
 from ansible_collections.perflab.network.plugins.filter.study_label import study_label
 from ansible_collections.perflab.network.plugins.filter.tool_executables import tool_executables
+from ansible_collections.perflab.network.plugins.filter.tool_search_path import tool_search_path
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
 from ansible_collections.perflab.network.plugins.modules import bench_preflight
 from ansible_collections.perflab.network.plugins.modules import benchmark_plan
@@ -53,9 +55,11 @@ def render(template, variables):
     # the collection's filter as the role calls it (the unit tests load no collection into Ansible)
     template = template.replace('perflab.network.tool_executables', 'perflab_tool_executables')
     template = template.replace('perflab.network.study_label', 'perflab_study_label')
+    template = template.replace('perflab.network.tool_search_path', 'perflab_tool_search_path')
     templar = Templar(loader=DataLoader(), variables=variables)
     templar.environment.filters['perflab_tool_executables'] = tool_executables
     templar.environment.filters['perflab_study_label'] = study_label
+    templar.environment.filters['perflab_tool_search_path'] = tool_search_path
     return templar.template(trust_as_template(template))
 
 
@@ -99,8 +103,26 @@ def test_the_tool_lookup_runs_the_os_s_own_command():
     assert argv == ['where.exe'] + [name for tool in registry.NAMES for name in
                                     dict.fromkeys((registry.get(tool).client_executable,
                                                    registry.get(tool).server_executable))]
-    path = render(where['environment']['PATH'], dict(variables, ansible_env={'PATH': 'C:\\Windows\\system32'}))
+    folders = task('Note the folders each host\'s tools are looked for in after PATH')['ansible.builtin.set_fact']
+    win_folders = render(folders['__benchmark_tool_folders'], dict(variables, **WINDOWS))
+    assert win_folders == []
+    path = render(where['environment']['PATH'], dict(variables, __benchmark_tool_folders=win_folders,
+                                                     ansible_env={'PATH': 'C:\\Windows\\system32'}))
     assert path == 'C:\\Windows\\system32;C:\\ProgramData\\chocolatey\\bin;C:\\perflab\\bin;C:\\perflab\\ethr'
+    # the folders given and the tools role's prefix, before the usual ones, on either OS (issue 29)
+    win_folders = render(folders['__benchmark_tool_folders'], dict(
+        variables, benchmark_windows_tool_paths=['D:\\tools'], tools_windows_prefix='E:\\perf', **WINDOWS))
+    assert win_folders == ['D:\\tools', 'E:\\perf/bin']
+    path = render(where['environment']['PATH'], dict(variables, __benchmark_tool_folders=win_folders,
+                                                     ansible_env={'PATH': 'C:\\Windows\\system32'}))
+    assert path.startswith('C:\\Windows\\system32;D:\\tools;E:\\perf/bin;C:\\ProgramData\\chocolatey\\bin;')
+    bsd_folders = render(folders['__benchmark_tool_folders'], dict(variables, tools_prefix='/opt/x', **FREEBSD))
+    assert bsd_folders == ['/opt/x/bin']
+    path = render(which['environment']['PATH'], dict(variables, __benchmark_tool_folders=bsd_folders,
+                                                     ansible_env={'PATH': '/sbin:/bin:/usr/bin'}))
+    # the order of every module's lookup (process.search_dirs): PATH, the folders, the usual ones
+    assert path.split(':')[:4] == ['/sbin', '/bin', '/usr/bin', '/opt/x/bin']
+    assert path.split(':')[4:] == [d for d in process.EXTRA_BIN_DIRS if d not in ('/sbin', '/bin', '/usr/bin')]
 
 
 def run_plan(args, capsys):
@@ -193,3 +215,28 @@ def test_the_windows_preflight_passes():
                                       'servers': [{'tool': 'iperf3', 'bind': '10.218.1.3', 'port': 5201}]}, execute)
     assert result['unanswered'] == [] and result['taken'] == [] and result['stop_planned'] == []
     assert result['pings'] == [['ping', '-n', '1', '-w', '3000', '10.218.1.1']]
+
+
+def test_the_plan_refuses_relative_tool_folders_and_names_the_folders_of_a_missing_tool(capsys, tmp_path):
+    def host(address, peer, family, **more):
+        return dict({'data_address': address, 'data_interface': 'eth1', 'peer': peer, 'switch': None,
+                     'os_family': family}, **more)
+    args = {'suite': 'quick', 'suite_paths': [str(SUITES)], 'results_dir': str(tmp_path),
+            'pairs': [{'client': 'c1', 'server': 's1'}], 'labels': {'c1': 'x', 's1': 'x'}}
+    # each OS's rule for an absolute folder; every wrong one named with its host and variable, nothing planned
+    refused = run_plan(dict(args, hosts={'c1': host('10.0.1.1', 's1', 'Debian', tool_paths=['opt/x/bin', '/opt/y']),
+                                         's1': host('10.0.1.2', None, 'Windows', tool_paths=['/opt/x/bin']),
+                                         'w1': host('10.0.1.3', None, None, windows_tool_paths=['perflab\\bin'])}),
+                       capsys)
+    assert refused['failed'] is True and 'runs' not in refused
+    assert refused['msg'] == ("benchmark plan refused: c1: benchmark_tool_paths must hold absolute folder paths, got "
+                              "'opt/x/bin'; s1: benchmark_windows_tool_paths must hold absolute folder paths, got "
+                              "'/opt/x/bin'; w1: benchmark_windows_tool_paths must hold absolute folder paths, got "
+                              "'perflab\\\\bin'")
+    linux = ['iperf3', 'iperf', 'netperf', 'netserver', 'nuttcp']
+    planned = run_plan(dict(args, hosts={'c1': host('10.0.1.1', 's1', 'Debian', tool_paths=['/opt/x/bin']),
+                                         's1': host('10.0.1.2', None, 'Debian', tool_paths=['/opt/x/bin'])},
+                            tools_present={'c1': linux, 's1': linux + ['ethr']}), capsys)
+    reasons = set(record['error'] for record in planned['perflab_result'] if record['tool'] == 'ethr')
+    assert reasons == {'ethr is not installed on c1 (looked on PATH, in /opt/x/bin and the usual folders) '
+                       '(no package registry has ethr: give the tools role tools_ethr_src)'}

@@ -88,9 +88,18 @@ def test_win_bench_test_refuses_what_windows_cannot_do():
                                              'per test): give this test processes 1'}
     assert remote.calls == []
     missing = Remote(WHICH_PS=lambda p: {'path': None})
-    result = win_bench_test.run_windows_test({'tool': 'iperf3', 'server': '10.0.1.1'}, False, missing)
-    assert result['failed'] and result['msg'] == ('iperf3 is not installed on this host: install it with the '
-                                                  'perflab.network.tools role')
+    result = win_bench_test.run_windows_test({'tool': 'iperf3', 'server': '10.0.1.1', 'tool_paths': ['D:\\tools']},
+                                             False, missing)
+    assert result['failed'] and result['msg'].startswith(
+        'iperf3 is not installed on this host (looked in PATH, D:\\tools, C:\\ProgramData\\chocolatey\\bin, ')
+    # the given folder is searched after PATH, before the usual ones
+    assert missing.calls[-1] == ('WHICH_PS', {'Name': 'iperf3', 'Dirs': ['D:\\tools'] + list(win.BIN_DIRS)})
+    # a relative folder is refused before anything runs (Windows' rule for an absolute path)
+    relative = Remote(WHICH_PS=lambda p: {'path': None})
+    result = win_bench_test.run_windows_test({'tool': 'iperf3', 'server': '10.0.1.1', 'tool_paths': ['tools']},
+                                             False, relative)
+    assert result['failed'] and "tool_paths must hold absolute folder paths, got 'tools'" in result['msg']
+    assert relative.calls == []
 
 
 def test_win_bench_test_nic_counters_from_get_netadapterstatistics():

@@ -106,9 +106,56 @@ def test_which():
     assert process.which('/bin/sh') == '/bin/sh'
 
 
+def test_search_order_is_path_then_tool_paths_then_the_usual_folders():
+    dirs = process.search_dirs(['/opt/x/bin', '/usr/bin'], path_env='/usr/bin:/home/u/bin::/usr/bin')
+    assert dirs[:3] == ['/usr/bin', '/home/u/bin', '/opt/x/bin']
+    # each folder once, the usual ones (the tools role's default prefix among them) after the given ones
+    assert dirs[3:] == [d for d in process.EXTRA_BIN_DIRS if d != '/usr/bin']
+    assert len(dirs) == len(set(dirs))
+
+
+def _executable(folder, name):
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(u'#!/bin/sh\nexit 0\n')
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_tool_under_another_prefix_is_found_only_through_tool_paths(tmp_path, monkeypatch):
+    # issue 29: tools_prefix /opt/x, nothing in PATH nor in the usual folders
+    monkeypatch.setenv('PATH', str(tmp_path / 'empty'))
+    monkeypatch.setattr(process, 'EXTRA_BIN_DIRS', (str(tmp_path / 'usual'),))
+    ethr = _executable(tmp_path / 'x' / 'bin', 'ethr')
+    assert process.which('ethr') is None
+    assert process.which('ethr', [str(tmp_path / 'x' / 'bin')]) == ethr
+    # PATH comes first, as in the plan's lookup (which with PATH + benchmark_tool_paths)
+    first = _executable(tmp_path / 'empty', 'ethr')
+    assert process.which('ethr', [str(tmp_path / 'x' / 'bin')]) == first
+    # a file that is not executable is passed over
+    (tmp_path / 'y').mkdir()
+    (tmp_path / 'y' / 'nuttcp').write_text(u'')
+    assert process.which('nuttcp', [str(tmp_path / 'y')]) is None
+
+
+@pytest.mark.parametrize('tool_paths, problems', [
+    (None, []),
+    ([], []),
+    (['/opt/x/bin', '/usr/local/bin'], []),
+    (['opt/x/bin'], ["tool_paths must hold absolute folder paths, got 'opt/x/bin'"]),
+    (['/opt/x/bin', './bin', ''], ["tool_paths must hold absolute folder paths, got './bin'",
+                                   "tool_paths must hold absolute folder paths, got ''"]),
+    ('/opt/x/bin', ["tool_paths must be a list of absolute folder paths, got '/opt/x/bin'"]),
+])
+def test_tool_paths_errors(tool_paths, problems):
+    assert process.tool_paths_errors(tool_paths) == problems
+
+
 def test_missing_tool_message():
-    assert process.missing_tool_message('iperf3') == (
-        'iperf3 is not installed on this host: install it with the perflab.network.tools role')
+    assert process.missing_tool_message('iperf3', ['/usr/bin', '/opt/x/bin']) == (
+        'iperf3 is not installed on this host (looked in /usr/bin, /opt/x/bin): install it with the '
+        "perflab.network.tools role, or add its folder to tool_paths (the benchmark role's benchmark_tool_paths, "
+        'benchmark_windows_tool_paths)')
 
 
 def test_spawn_detached_and_kill_group(tmp_path):

@@ -212,3 +212,15 @@ def test_a_small_rate_or_latency_of_zero_is_kept():
     rec.set_primary(record, 'latency_us_mean')
     rec.finish_record(record, _proc(), 'ok')
     assert record['status'] == 'ok'
+
+
+def test_values_are_kept_without_binary_noise():
+    record = rec.new_record({'server': '10.0.0.1'}, 'ethr', 'connections', 'tcp', 'client_to_server', 'ethr/connections')
+    rec.add_metric(record, 'connections_per_s', 8.12 * 1000)
+    assert record['metrics']['connections_per_s']['value'] == 8120.0
+    rec.set_intervals(record, [{'t': 1.0000000000000002, 'connections_per_s': 8119.999999999999, 'x': None},
+                               {'t': 2, 'connections_per_s': 0.1 + 0.2}])
+    assert record['intervals'] == [{'t': 1.0, 'connections_per_s': 8120.0, 'x': None},
+                                   {'t': 2.0, 'connections_per_s': 0.3}]
+    # what is not noise stays: small values, many digits
+    assert rec.clean_number(1.23456789012e-7) == 1.23456789012e-7 and rec.clean_number(True) is True

@@ -295,6 +295,8 @@ def test_ethr_latency_parallel_list_is_one_test_with_parallel_one():
         ('ethr/tcp_latency/parallel=1', 1), ('ethr/connections/parallel=1', 1),
         ('ethr/connections/parallel=2', 2), ('ethr/connections/parallel=8', 8)]
     assert len(notes) == 1 and 'parallel 1, 2, 8 make one test' in notes[0]
+    # the plan item carries every value it stands for: the record's note names them all, as the plan's does
+    assert [t['parallel_values'] for t in tests] == [[1, 2, 8], [1], [2], [8]]
     # without 1 in the list: still one test, with what ethr really runs
     only_eight = s.expand_suite({'name': 'y', 'tests': [{'tool': 'ethr', 'test': 'latency', 'parallel': [8]}]})
     assert [(t['test_id'], t['parallel']) for t in only_eight] == [('ethr/tcp_latency/parallel=1', 1)]

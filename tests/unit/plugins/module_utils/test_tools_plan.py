@@ -212,3 +212,51 @@ def test_module_fails_with_the_role_message(capsys):
     assert out['failed'] and 'is not supported' in out['msg']
     out = run_module(dict(tools=['iperf3'], facts=facts, os_data={}), capsys)
     assert out['failed'] and out['msg'] == 'tools_plan: os_data lacks all, supported_platforms, supported_text'
+
+
+def _found(*paths, **links):
+    """What ansible.builtin.find returns for the prefix and its bin folder ({path, islnk, isdir})."""
+    return ([{'path': path, 'islnk': path in links.get('links', ()), 'isdir': not path.split('/')[-2] == 'bin'}
+             for path in paths])
+
+
+def test_an_installed_ethr_is_kept_when_no_source_is_given():
+    # issue 29: ethr installed from a file, then a run with the defaults: no download, no "skipped", "kept"
+    installed = _found('/opt/perflab/bin', '/opt/perflab/bin/ethr')
+    result = plan('debian-12', installed=installed)
+    assert result['ethr_wanted'] is False and result['skipped'] == {}
+    assert result['kept'] == {'ethr': 'kept the installed /opt/perflab/bin/ethr: no tools_ethr_src or tools_ethr_url '
+                                      'given (give one to replace it)'}
+    assert 'unzip' not in result['extra_packages']
+    # where ethr has no release (FreeBSD) and even when it is required: kept, not refused nor skipped
+    bsd = plan('freebsd-12', list=['iperf3', 'ethr'], ethr_optional=False, installed=installed)
+    assert 'ethr' in bsd['kept'] and bsd['skipped'] == {}
+    # a source given replaces it (the role's ethr tasks compare it with the manifest's)
+    given = plan('debian-12', installed=installed, ethr_url='https://example.invalid/ethr.zip')
+    assert given['ethr_wanted'] is True and given['kept'] == {}
+    # not installed: the release zip, as before
+    assert plan('debian-12', installed=_found('/opt/perflab/bin/iperf3'))['ethr_wanted'] is True
+
+
+def test_a_windows_nuttcp_is_kept_without_its_source_and_not_refused():
+    installed = [{'path': 'C:\\perflab\\bin\\nuttcp.exe', 'islnk': False, 'isdir': False}]
+    result = plan('windows-2019', list=['iperf3', 'nuttcp'], installed=installed)
+    assert result['binary_entries'] == [] and result['kept']['nuttcp'].startswith(
+        'kept the installed C:\\perflab\\bin\\nuttcp.exe: no tools_nuttcp_windows_src given')
+
+
+def test_source_builds_are_kept_unless_another_version_or_a_build_is_asked_for():
+    ours = _found('/opt/perflab/netperf-2.7.0', '/opt/perflab/bin/netperf', links=['/opt/perflab/bin/netperf'])
+    same = plan('rocky-9', list=['netperf'], installed=ours)
+    assert same['source_entries'] == [] and same['kept']['netperf'].startswith('kept the build of netperf 2.7.0')
+    assert same['extra_packages'] == []   # no compiler for a build that is not made
+    # the role's build of another version: the version asked for changed, it is built
+    older = _found('/opt/perflab/netperf-2.6.0', '/opt/perflab/bin/netperf', links=['/opt/perflab/bin/netperf'])
+    assert [e['tool'] for e in plan('rocky-9', list=['netperf'], installed=older)['source_entries']] == ['netperf']
+    # the user's own binary in the bin folder: kept, never replaced silently
+    users = _found('/opt/perflab/bin/netperf')
+    kept = plan('rocky-9', list=['netperf'], installed=users)
+    assert kept['source_entries'] == [] and 'not built by the role' in kept['kept']['netperf']
+    # unless the build is asked for by name
+    asked = plan('rocky-9', list=['netperf'], installed=users, build_from_source=['netperf'])
+    assert [e['tool'] for e in asked['source_entries']] == ['netperf'] and asked['kept'] == {}

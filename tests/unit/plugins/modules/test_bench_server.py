@@ -139,9 +139,11 @@ def test_bad_input(capsys, tmp_path, args, msg):
 
 
 def test_missing_tool(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(process, 'which', lambda tool: None)
-    result = run_module({'tool': 'netperf', 'pid_dir': str(tmp_path)}, capsys)
-    assert result['msg'] == 'netperf is not installed on this host: install it with the perflab.network.tools role'
+    monkeypatch.setattr(process, 'which', lambda tool, tool_paths=None: None)
+    result = run_module({'tool': 'netperf', 'pid_dir': str(tmp_path), 'tool_paths': ['/opt/x/bin']}, capsys)
+    # netperf's server is netserver: the message names the executable and where it was looked for
+    assert result['msg'].startswith('netserver is not installed on this host (looked in ')
+    assert ', /opt/x/bin, ' in result['msg']
 
 
 def test_start_idempotent_status_stop(capsys, tmp_path, fake_tool, cleanup):

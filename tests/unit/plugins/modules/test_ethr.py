@@ -45,7 +45,7 @@ def test_tcp_bandwidth(tools, capsys):
     assert fake.timeout == 5 + 5 + 30
     record = result['perflab_result'][0]
     assert record['status'] == 'ok'
-    assert record['tool'] == 'ethr' and record['tool_version'] == 'v1.0.0-5-g86e0704'
+    assert record['tool'] == 'ethr' and record['tool_version'] == '1.0.0-5-g86e0704'
     assert (record['test'], record['protocol'], record['direction']) == ('tcp_stream', 'tcp', 'client_to_server')
     assert record['test_id'] == 'ethr/tcp_stream/parallel=1'
     assert record['primary'] == 'throughput_mbps'
@@ -103,6 +103,17 @@ def test_connections(tools, capsys):
                                                       'higher_is_better': True}
 
 
+def test_per_second_values_carry_no_float_noise(tools, capsys):
+    # issue 29: "8.12K" read as 8.12 * 1000 is 8119.999999999999; the record holds 8120.0, each second and the total
+    fake_output = fixture('tcp_cps.txt').replace('11.5K', '8.12K').replace('10.1K', '8.12K')
+    tools([fake_output])
+    record = run_module({'server': '10.77.0.1', 'test': 'connections', 'duration': 5}, capsys)['perflab_result'][0]
+    assert [sample['connections_per_s'] for sample in record['intervals']] == [8120.0, 11100.0, 8120.0, 9200.0, 10200.0]
+    assert record['metrics']['connections_per_s']['value'] == 9348.0
+    assert all(repr(value) == repr(float('%.12g' % value)) for sample in record['intervals']
+               for value in sample.values() if isinstance(value, float))
+
+
 def test_latency(tools, capsys):
     fake = tools([fixture('tcp_lat.txt')])
     result = run_module({'server': '10.77.0.1', 'test': 'latency', 'iterations': 1000, 'gap': 0.5,
@@ -132,6 +143,16 @@ def test_latency_ignores_parallel_and_says_so(tools, capsys):
     assert len(record['notes']) == 1 and 'parallel 8 ignored' in record['notes'][0]
 
 
+def test_the_latency_note_names_every_value_the_plan_merged(tools, capsys):
+    # issue 29: the plan made one test of parallel [1, 8, 64]; the note named only 64
+    tools([fixture('tcp_lat.txt')])
+    result = run_module({'server': '10.77.0.1', 'test': 'latency', 'parallel': 64, 'parallel_values': [1, 8, 64],
+                         'duration': 5}, capsys)
+    assert result['perflab_result'][0]['notes'] == [
+        'parallel 1, 8, 64 ignored: ethr 1.0 runs the latency test over one connection whatever -n says '
+        '(parallel recorded as 1)']
+
+
 def test_packets(tools, capsys):
     fake = tools([fixture('udp_pps-from-docs.txt')])
     result = run_module({'server': '10.77.0.1', 'test': 'packets', 'duration': 3}, capsys)
@@ -154,7 +175,7 @@ def test_http_listed_in_help_but_refused(tools, capsys):
     result = run_module({'server': '10.77.0.1', 'test': 'http'}, capsys)
     assert fake.test_calls[0][5:9] == ['-t', 'b', '-p', 'http']
     assert result['failed'] is True
-    assert result['msg'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
+    assert result['msg'] == ('the installed ethr (1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
                              '(its help still lists http; ethr 1.0 removed the HTTP tests)')
     assert result['perflab_result'][0]['test_id'] == 'ethr/http_bandwidth/parallel=1'
 
@@ -165,7 +186,7 @@ def test_http_not_in_help_fails_before_running(tools, capsys):
     fake = tools([], help_text=help_text)
     result = run_module({'server': '10.77.0.1', 'test': 'http'}, capsys)
     assert fake.test_calls == []
-    assert result['msg'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: its help lists only '
+    assert result['msg'] == ('the installed ethr (1.0.0-5-g86e0704) has no HTTP test: its help lists only '
                              'tcp, udp, icmp')
 
 
@@ -174,7 +195,7 @@ def test_decimal_precision_needs_dp_in_help(tools, capsys):
     fake = tools([], help_text=help_text)
     result = run_module({'server': '10.77.0.1', 'decimal_precision': 2}, capsys)
     assert fake.test_calls == []
-    assert result['msg'] == 'decimal_precision needs an ethr whose help lists -dp; v1.0.0-5-g86e0704 does not'
+    assert result['msg'] == 'decimal_precision needs an ethr whose help lists -dp; 1.0.0-5-g86e0704 does not'
 
 
 def test_two_processes(tools, capsys):
@@ -202,7 +223,9 @@ def test_missing_binary(tools, capsys):
     tools([], installed=False)
     result = run_module({'server': '10.77.0.1'}, capsys)
     assert result['failed'] is True
-    assert result['msg'] == 'ethr is not installed on this host: install it with the perflab.network.tools role'
+    assert result['msg'].startswith('ethr is not installed on this host (looked in ')
+    assert result['msg'].endswith('install it with the perflab.network.tools role, or add its folder to tool_paths '
+                                  "(the benchmark role's benchmark_tool_paths, benchmark_windows_tool_paths)")
 
 
 def test_ethr_path_not_executable(tools, capsys):
@@ -339,7 +362,7 @@ def test_optional_http_refused_is_skipped_with_the_tools_reason(tools, capsys):
     assert not result.get('failed')
     record = result['perflab_result'][0]
     assert record['status'] == 'skipped'
-    assert record['error'] == ('the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
+    assert record['error'] == ('the installed ethr (1.0.0-5-g86e0704) has no HTTP test: it refuses -p http '
                                '(its help still lists http; ethr 1.0 removed the HTTP tests)')
 
 
@@ -350,7 +373,7 @@ def test_optional_test_the_help_lacks_is_skipped_without_running(tools, capsys):
     assert fake.test_calls == [] and not result.get('failed')
     record = result['perflab_result'][0]
     assert (record['status'], record['error']) == (
-        'skipped', 'the installed ethr (v1.0.0-5-g86e0704) has no HTTP test: its help lists only tcp, udp, icmp')
+        'skipped', 'the installed ethr (1.0.0-5-g86e0704) has no HTTP test: its help lists only tcp, udp, icmp')
 
 
 def test_a_failure_of_an_optional_test_that_is_no_refusal_still_fails(tools, capsys):

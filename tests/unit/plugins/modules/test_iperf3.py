@@ -224,8 +224,10 @@ def test_check_mode_runs_nothing(tools, capsys):
 
 def test_not_installed(tools, capsys):
     fake = tools([], installed=False)
-    result = run_module({'server': '10.201.1.2'}, capsys)
-    assert result['msg'] == 'iperf3 is not installed on this host: install it with the perflab.network.tools role'
+    result = run_module({'server': '10.201.1.2', 'tool_paths': ['/opt/x/bin']}, capsys)
+    # the error names every folder the one lookup searched, the given one after PATH
+    assert result['msg'].startswith('iperf3 is not installed on this host (looked in ')
+    assert ', /opt/x/bin, ' in result['msg']
     assert fake.calls == []
 
 

@@ -174,7 +174,7 @@ def test_netperf_missing(tools, capsys):
     tools([], installed=False)
     result = run_module({'server': '10.202.1.1'}, capsys)
     assert result['failed'] is True
-    assert result['msg'] == ('netperf is not installed on this host: install it with the perflab.network.tools role')
+    assert result['msg'].startswith('netperf is not installed on this host (looked in ')
 
 
 @pytest.mark.parametrize('args, message', [

@@ -139,7 +139,8 @@ def test_check_mode(tools, capsys):
 def test_not_installed(tools, capsys):
     tools([], installed=False)
     result = run_module({'server': '10.201.1.2'}, capsys)
-    assert result['msg'] == 'nuttcp is not installed on this host: install it with the perflab.network.tools role'
+    assert result['msg'].startswith('nuttcp is not installed on this host (looked in ')
+    assert '/opt/perflab/bin' in result['msg']
 
 
 @pytest.mark.parametrize('args, msg', [

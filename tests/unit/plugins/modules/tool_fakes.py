@@ -73,7 +73,7 @@ def install_fake_tool(monkeypatch, path, fake, installed=True):
     """Put ``fake`` in place of the process runner, with the tool found at ``path`` (or not at all)."""
     monkeypatch.setattr(process, 'run', fake.run)
     monkeypatch.setattr(process, 'run_many', fake.run_many)
-    monkeypatch.setattr(process, 'which', lambda tool: (path if installed else None))
+    monkeypatch.setattr(process, 'which', lambda tool, tool_paths=None: (path if installed else None))
     return fake
 
 
