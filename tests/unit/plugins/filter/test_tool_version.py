@@ -54,8 +54,9 @@ def test_the_ethr_titles_docs_reports_md_shows_can_be_made():
     made = set()
     for name, test in ethr.tests.items():
         for parallel in (1, 8):
-            params = ethr.params_of(name, parallel)
-            record_test, protocol, direction = ethr.record_test(dict(params, protocol='tcp', reverse=False))
-            made.add(ethr.report_title(record_test, versions=['1.0.0'], protocol=protocol, direction=direction,
-                                       parallel=ethr.effective_parallel(params), duration=60))
+            for protocol in ('tcp', 'udp'):
+                params = ethr.params_of(name, parallel)
+                record_test, protocol, direction = ethr.record_test(dict(params, protocol=protocol, reverse=False))
+                made.add(ethr.report_title(record_test, versions=['1.0.0'], protocol=protocol, direction=direction,
+                                           parallel=ethr.effective_parallel(params), duration=60))
     assert set(shown) <= made, sorted(set(shown) - made)
