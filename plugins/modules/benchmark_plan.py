@@ -109,7 +109,7 @@ options:
     description: Run id; an earlier run's id resumes it. Generated when empty.
     type: str
   results_dir:
-    description: Folder of the results files (C(<run_id>.jsonl)), read for resume.
+    description: Folder of the results files (C(<run_id>.jsonl)), read for resume; a system directory (C(/etc), C(/usr/lib), ...) is refused.
     type: path
     default: results
   tools_present:
@@ -285,6 +285,8 @@ def main():
     try:
         if p['run_id'] and names.name_problem('run_id', p['run_id']):
             raise suites.PlanError(names.name_problem('run_id', p['run_id']))
+        if names.system_path_problem('results_dir', p['results_dir']):
+            raise suites.PlanError(names.system_path_problem('results_dir', p['results_dir']))
         path = suites.find_suite(p['suite'], p['suite_paths'])
         suite = suites.read_suite(path, yaml_load)
         notes = []
