@@ -65,6 +65,13 @@ options:
         that name none share one unnamed switch. Only O(serialize_pairs) uses it.
     type: dict
     required: true
+  inventory:
+    description:
+      - Every host name of the inventory. O(hosts) holds the hosts of this run; a pair's host that is in the
+        inventory but not in O(hosts) (left out by C(--limit)) is refused with a message saying so.
+    type: list
+    elements: str
+    default: []
   servers:
     description: Members of the servers group.
     type: list
@@ -261,6 +268,7 @@ def main():
             parallel=dict(type='list', elements='int'),
             tools=dict(type='list', elements='str', choices=sorted(suites.TOOL_TESTS)),
             hosts=dict(type='dict', required=True),
+            inventory=dict(type='list', elements='str', default=[]),
             servers=dict(type='list', elements='str', default=[]),
             clients=dict(type='list', elements='str', default=[]),
             pairs=dict(type='list', elements='dict', default=[]),
@@ -294,7 +302,8 @@ def main():
                                     parallel=p['parallel'], tools=p['tools'], notes=notes)
         suites.check_explicit_ports(p['pairs'])
         pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
-                                  explicit=p['pairs'], mesh=p['mesh'], reverse=p['reverse_pairs'])
+                                  explicit=p['pairs'], mesh=p['mesh'], reverse=p['reverse_pairs'],
+                                  inventory=p['inventory'])
         for pair in pairs:
             explicit = [e for e in p['pairs'] if (e.get('client'), e.get('server')) == (pair['client'], pair['server'])]
             if explicit and explicit[0].get('ports'):

@@ -79,3 +79,25 @@ def test_our_own_process_is_a_live_owner():
     me = run_lock.owner()
     assert me['pid'] == os.getpid() and me['token'].startswith('%s:%d:' % (me['controller'], os.getpid()))
     assert run_lock.stale(dict(me, run_id='r', expires_at=0), me=me) == ''
+
+
+# -- issue 29.17: user paths that are system directories -------------------------------------------------
+@pytest.mark.parametrize('path', ['/', '/etc', '/etc/', '/etc/perflab', '/usr', '/usr/lib', '/usr/local/lib/x', '/boot',
+                                  '/var/lib', '/var/lib/perflab', '/var/log/r', '/proc/1', '/sys', '/dev/shm', '/run',
+                                  '/bin', '/sbin', '/lib64', '/var', '/opt', '/home', '/srv', '/mnt'])
+def test_system_directories_are_refused(path):
+    problem = names.system_path_problem('perflab_results_dir', path)
+    assert problem and problem.startswith('perflab_results_dir must be not a system directory: not / /home')
+    assert 'nor anything below /bin /boot /dev /etc' in problem and os.path.normpath(path) in problem
+
+
+@pytest.mark.parametrize('path', ['/tmp/r', '/tmp', '/home/me/results', '/opt/perflab/results', '/srv/lab/results',
+                                  '/var/tmp/r', '/root/results', 'results', '~/results', '', None])
+def test_other_directories_are_accepted(path):
+    assert names.system_path_problem('perflab_results_dir', path) is None
+
+
+def test_a_link_into_a_system_directory_is_refused(tmp_path):
+    (tmp_path / 'r').symlink_to('/etc')
+    problem = names.system_path_problem('perflab_results_dir', str(tmp_path / 'r'))
+    assert problem and problem.endswith('got %s (/etc)' % (tmp_path / 'r'))
