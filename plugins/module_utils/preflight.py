@@ -242,7 +242,7 @@ def path_problems(data_address, data_interface, local, peers, route_devs):
 # IP + ICMP headers: the payload of a packet of exactly MTU bytes is MTU - these
 ICMP_OVERHEAD = {4: 28, 6: 48}
 # the packet sizes tried when the full one gets no answer (common MTUs), to say what the path does carry
-MTU_LADDER = (9000, 8000, 7000, 6000, 5000, 4000, 3000, 2000, 1500, 1492, 1400, 1280, 1000, 576)
+MTU_LADDER = tuple(range(9000, 1000, -1000)) + (1500, 1492, 1400, 1280, 1000, 576)   # 9000, 8000 .. 2000, 1500 ..
 MIN_MTU = {4: 576, 6: 1280}
 
 
