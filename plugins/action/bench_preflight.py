@@ -13,6 +13,7 @@ from ansible.plugins.action.normal import ActionModule as NormalAction
 
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
 from ansible_collections.perflab.network.plugins.module_utils import preflight
+from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import win_action
 from ansible_collections.perflab.network.plugins.modules import bench_preflight
 
@@ -38,6 +39,7 @@ def check(args, execute):
         answers = [host.run(argv, params['ping_wait'] + 5) for argv in pings]
         unanswered = [address for address, proc in zip(params['addresses'], answers)
                       if not win.ping_answered(proc.rc, proc.stdout, address)]
+        mtu_found, mtu_problems, probes = windows_path_mtu(params, host, unanswered)
         names = []
         if servers:
             names = (execute(win.PIDFILES_PS, {'Dir': params['pid_dir']}).get('result') or {}).get('names') or []
@@ -48,7 +50,38 @@ def check(args, execute):
     return dict(changed=False, unanswered=unanswered, pidfiles=pidfiles,
                 stop_planned=preflight.leftovers_on_planned_ports(servers, pidfiles),
                 stop_unplanned=preflight.leftovers_on_unplanned_ports(servers, pidfiles),
-                listening=listening, taken=preflight.taken_ports(servers, listening), pings=pings)
+                listening=listening, taken=preflight.taken_ports(servers, listening), pings=pings + probes,
+                path_mtu=mtu_found, path_mtu_problems=mtu_problems)
+
+
+def windows_path_mtu(params, host, unanswered):
+    """bench_preflight's path MTU check through ping.exe (IPv4 only: it cannot forbid fragmenting IPv6), one
+    probe at a time; an answer counts only with TTL= (ping_answered)."""
+    if not params.get('path_mtu', True) or not params.get('data_interface'):
+        return [], [], []
+    ran = []
+
+    def run_many(argvs, timeout):
+        out = []
+        for argv in argvs:
+            proc = host.run(argv, timeout)
+            ran.append(argv)
+            out.append(process.ProcessResult(argv, 0 if win.ping_answered(proc.rc, proc.stdout, argv[-1]) else 1,
+                                             proc.stdout, proc.stderr))
+        return out
+
+    class Pinger(object):
+        name = 'Windows'
+        ping_argv = staticmethod(win.ping_argv)
+        interface_mtu = staticmethod(host.interface_mtu)
+
+    v4 = dict(params, addresses=[a for a in params['addresses'] if ':' not in a])
+    mtus = bench_preflight.interface_mtus(v4, Pinger, run_many)
+    probes = [(address, mtus[address][1]) for address in v4['addresses'] if address in mtus]
+    answers = run_many([win.ping_argv(a, params['ping_wait'], preflight.probe_payload(m, a)) for a, m in probes],
+                       params['ping_wait'] + 5)
+    found, problems, dummy = bench_preflight.path_mtu_check(v4, Pinger, run_many, probes, answers, unanswered, mtus)
+    return found, problems, ran
 
 
 class ActionModule(NormalAction):

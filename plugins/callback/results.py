@@ -30,8 +30,11 @@ description:
     copies the result files into C(<artifact dir>/perflab_results/) at the end (see O(runner_artifacts)).
     C(ansible-runner worker) streams that directory back to the C(ansible-runner process) side, so the files
     reach the controller even when the job ran on a remote worker.
-  - Checks that O(results_dir) is writable when the playbook starts and again when a play sets it, and
-    stops the run right there with a clear error when it is not, before any test has run.
+  - Checks that O(results_dir) is writable and not a system directory (C(/etc), C(/usr/lib), anything below
+    them, C(/) itself; the rule of the collection's user paths) when the playbook starts and again when a play
+    sets it, and stops the run right there with a clear error when it is not, before any test has run.
+  - In check mode (C(--check)) it writes nothing anywhere, the results directory is neither created nor
+    written to, no workbook is built; it says so at the end, with the number of records the run returned.
   - An aggregate callback, it works beside any stdout callback (the default one, AWX and ansible-runner's).
 version_added: 0.1.0
 author: perflab.network contributors (@perflab)
@@ -174,6 +177,7 @@ import tempfile
 import threading
 import time
 
+from ansible import context
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.perflab.network.plugins.module_utils import names
@@ -332,6 +336,8 @@ class CallbackModule(CallbackBase):
         self.progress = Progress()
         self.results_dir = None
         self.run_id = None
+        self.check_mode = False     # --check: nothing is written anywhere (records counted only)
+        self._check_records = 0
 
     # -- configuration ------------------------------------------------------------
     def set_options(self, task_keys=None, var_options=None, direct=None):
@@ -355,7 +361,9 @@ class CallbackModule(CallbackBase):
     def _check_results_dir(self):
         if self.results_dir in self._checked_dirs:
             return
-        problem = store.check_writable(self.results_dir)
+        problem = names.system_path_problem('perflab_results_dir', self.results_dir)
+        if not problem and not self.check_mode:   # check mode: nothing created, not even the directory
+            problem = store.check_writable(self.results_dir)
         if problem:
             self._fail_fast(problem)
         if self.get_option('run_id') and names.name_problem('perflab_run_id', self.get_option('run_id')):
@@ -394,6 +402,7 @@ class CallbackModule(CallbackBase):
 
     # -- playbook events ------------------------------------------------------------
     def v2_playbook_on_start(self, playbook):
+        self.check_mode = bool((getattr(context, 'CLIARGS', None) or {}).get('check'))
         if self.results_dir is None:
             self.set_options()
         # extra vars are known now: honour -e perflab_results_dir before creating a default directory
@@ -431,6 +440,10 @@ class CallbackModule(CallbackBase):
         self._collect(result)
 
     def v2_playbook_on_stats(self, stats):
+        if self.check_mode:
+            self._display.display('perflab results: check mode, nothing written (%d record(s) returned; a real run '
+                                  'writes %s and its workbook)' % (self._check_records, self.jsonl_path))
+            return
         with self._lock:
             self._flush_pending(final=True)
             for path in list(self._written):
@@ -501,6 +514,9 @@ class CallbackModule(CallbackBase):
         if digest in self._seen:
             return
         self._seen.add(digest)
+        if self.check_mode:
+            self._check_records += 1
+            return
         path = self.jsonl_path
         self._pending.setdefault(path, []).append(record)
         self._written.setdefault(path, 0)

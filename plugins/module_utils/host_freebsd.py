@@ -30,14 +30,18 @@ def sockstat_argv():
     return ['sockstat', '-46l']
 
 
-def ping_argv(address, wait):
+def ping_argv(address, wait, size=None):
     """One echo request; FreeBSD's ``-W`` is in milliseconds, ``-t`` ends ping after ``wait`` s.
 
     FreeBSD 12's ping is IPv4 only: an IPv6 address goes to ping6, whose ``-X`` is the same timeout.
+    With ``size`` (payload bytes), a don't-fragment probe: ``-D`` sets IPv4's DF bit; ping6 fragments
+    to the minimum IPv6 MTU unless told ``-m``.
     """
     if ':' in address:
-        return ['ping6', '-c', '1', '-X', str(wait), address]
-    return ['ping', '-c', '1', '-t', str(wait), address]
+        probe = ['-m', '-s', str(int(size))] if size else []
+        return ['ping6', '-c', '1', '-X', str(wait)] + probe + [address]
+    probe = ['-D', '-s', str(int(size))] if size else []
+    return ['ping', '-c', '1', '-t', str(wait)] + probe + [address]
 
 
 def _columns(header, line):

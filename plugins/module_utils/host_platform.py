@@ -10,7 +10,7 @@
 ``procstat``, FreeBSD's ping flags, the system table from ``sysctl``/``kenv``/``pciconf``).
 runner.py, bench_server, bench_preflight and system_profile call only this interface:
 
-- ``ping_argv(address, wait)``
+- ``ping_argv(address, wait, size=None)`` (with ``size``: a don't-fragment probe of that payload)
 - ``interface_exists(name)``, ``existing_interfaces()``, ``interface_mtu(name)``, ``nic_sampler(name)``
 - ``listening_ports()`` ({tcp: [..], udp: [..]}), ``tcp_listeners(port)`` ([{address, port, pid, comm}])
 - ``pid_alive(pid)``, ``process_cmdline(pid)``, ``same_network_namespace(pid)``, ``process_nofile(pid)``,
@@ -41,8 +41,11 @@ class LinuxHost(object):
     name = 'Linux'
 
     @staticmethod
-    def ping_argv(address, wait):
-        return ['ping', '-c', '1', '-W', str(wait), address]
+    def ping_argv(address, wait, size=None):
+        """iputils' ping; with ``size`` (payload bytes) a don't-fragment probe (``-M do``: IPv4's DF bit, and
+        no fragmenting by this host for IPv6)."""
+        probe = ['-M', 'do', '-s', str(int(size))] if size else []
+        return ['ping', '-c', '1', '-W', str(wait)] + probe + [address]
 
     @staticmethod
     def interface_exists(name):
@@ -150,8 +153,8 @@ class FreeBSDHost(object):
         return _stdout(argv, self.run)
 
     @staticmethod
-    def ping_argv(address, wait):
-        return bsd.ping_argv(address, wait)
+    def ping_argv(address, wait, size=None):
+        return bsd.ping_argv(address, wait, size)
 
     def interface_exists(self, name):
         return nic.valid_interface_name(name) and self._out(['ifconfig', name]) is not None

@@ -230,9 +230,16 @@ def run_parameters(argv, timeout, adapter=None):
             'Adapter': adapter or ''}
 
 
-def ping_argv(address, wait):
-    """One echo request, waiting ``wait`` s (Windows' -w is in milliseconds); ``-6`` for IPv6."""
-    return ['ping'] + (['-6'] if ':' in address else []) + ['-n', '1', '-w', str(int(wait) * 1000), address]
+def ping_argv(address, wait, size=None):
+    """One echo request, waiting ``wait`` s (Windows' -w is in milliseconds); ``-6`` for IPv6.
+
+    With ``size`` (payload bytes), a don't-fragment probe: ``-f`` (IPv4 only: Windows' ping has no such
+    option for IPv6, so an IPv6 probe is not made, ValueError) and ``-l`` the payload.
+    """
+    if size and ':' in address:
+        raise ValueError("Windows' ping cannot forbid fragmenting an IPv6 probe (%s)" % address)
+    probe = ['-f', '-l', str(int(size))] if size else []
+    return ['ping'] + (['-6'] if ':' in address else []) + ['-n', '1', '-w', str(int(wait) * 1000)] + probe + [address]
 
 
 def ping_answered(rc, stdout, address):

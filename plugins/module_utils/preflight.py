@@ -5,7 +5,8 @@
 
 """The benchmark preflight of one host: what it reads and what it decides (bench_preflight).
 
-Reading: the ping argv of each data address, a TCP connection to each planned TCP port
+Reading (the ping argv is the host's, ``host_platform``): a ping of each data address and a don't-fragment
+probe at its interface's MTU, a TCP connection to each planned TCP port
 (the firewall check: answered or refused by the host, not dropped on the way), the pidfiles of our servers in the pid dir,
 the listening ports from /proc/net (TCP in LISTEN, UDP bound and unconnected: what
 ``ss -Hltnu`` lists). Deciding (pure): which leftover servers to stop and which planned
@@ -33,11 +34,6 @@ PING_WAIT_S = 3
 CONNECT_TIMEOUT_S = 2
 # /proc/net state column: 0A = TCP_LISTEN; 07 = TCP_CLOSE, which a bound, unconnected UDP socket shows
 LISTEN_STATES = {'tcp': '0A', 'udp': '07'}
-
-
-def ping_argv(address, wait=PING_WAIT_S):
-    """One echo request to ``address``, waiting ``wait`` s for the answer."""
-    return ['ping', '-c', '1', '-W', str(wait), address]
 
 
 def pidfile_name(tool, port):
@@ -210,7 +206,7 @@ def parse_route_dev(text):
     return (routes[0].get('dev') or '') if isinstance(routes, list) and routes else ''
 
 
-def _is_loopback(address):
+def is_loopback(address):
     try:
         return ipaddress.ip_address(address).is_loopback
     except ValueError:
@@ -225,7 +221,7 @@ def path_problems(data_address, data_interface, local, peers, route_devs):
     """
     problems = []
     if data_address:
-        if _is_loopback(data_address):
+        if is_loopback(data_address):
             problems.append('perflab_data_address %s is a loopback address' % data_address)
         elif data_address not in local:
             problems.append('perflab_data_address %s is not an address of this host (it has %s)'
@@ -234,9 +230,59 @@ def path_problems(data_address, data_interface, local, peers, route_devs):
             problems.append('perflab_data_address %s is on %s, not on perflab_data_interface %s'
                             % (data_address, local[data_address], data_interface))
     for peer, dev in zip(peers, route_devs):
-        if _is_loopback(peer) or peer in local:
+        if is_loopback(peer) or peer in local:
             problems.append('the server data address %s is an address of this host itself' % peer)
         elif data_interface and dev and dev != data_interface:
             problems.append('the server data address %s routes over %s, not over perflab_data_interface %s'
                             % (peer, dev, data_interface))
     return problems
+
+
+# -- the path MTU: a don't-fragment ping at the size the data interface's MTU allows
+# IP + ICMP headers: the payload of a packet of exactly MTU bytes is MTU - these
+ICMP_OVERHEAD = {4: 28, 6: 48}
+# the packet sizes tried when the full one gets no answer (common MTUs), to say what the path does carry
+MTU_LADDER = tuple(range(9000, 1000, -1000)) + (1500, 1492, 1400, 1280, 1000, 576)   # 9000, 8000 .. 2000, 1500 ..
+MIN_MTU = {4: 576, 6: 1280}
+
+
+def ip_version(address):
+    try:
+        return ipaddress.ip_address(address).version
+    except ValueError:
+        return 6 if ':' in str(address) else 4
+
+
+def probe_payload(mtu, address):
+    """The ping payload (``-s``) of a packet of exactly ``mtu`` bytes to ``address``."""
+    return int(mtu) - ICMP_OVERHEAD[ip_version(address)]
+
+
+def probe_sizes(mtu, address):
+    """The packet sizes below ``mtu`` to try after a full-size probe got no answer (largest first)."""
+    return [size for size in MTU_LADDER if MIN_MTU[ip_version(address)] <= size < int(mtu)]
+
+
+def path_mtu_problem(address, mtu, answered, name=None, interface=None):
+    """One message when the path to ``address`` does not carry packets of the interface's ``mtu`` (pure).
+
+    ``answered``: {packet size: True/False} of the don't-fragment probes (the full ``mtu`` among them).
+    None when the full size was answered (or not probed).
+    """
+    if answered.get(int(mtu)) is not False:
+        return None
+    passed = [size for size, ok in answered.items() if ok]
+    largest = max(passed) if passed else None
+    failed = min(size for size, ok in answered.items() if not ok and (largest is None or size > largest))
+    target = '%s (%s)' % (name, address) if name else address
+    where = ' of %s' % interface if interface else ''
+    if largest is None:
+        carried = 'no don\'t-fragment probe was answered (smallest tried: %d bytes)' % min(answered)
+    else:
+        carried = 'the largest that passed is %d bytes (payload %d), %d bytes did not' % (
+            largest, probe_payload(largest, address), failed)
+    return ('the path to %s does not carry packets of the MTU%s, %d bytes: a don\'t-fragment ping of %d bytes '
+            '(payload %d) got no answer; %s. Something on the path (a switch port, bridge, tunnel or firewall) '
+            'drops larger frames, an MTU black hole: the tests would stall or crawl. Give the path that MTU, '
+            'or set the hosts\' MTU to what the path carries'
+            % (target, where, int(mtu), int(mtu), probe_payload(mtu, address), carried))

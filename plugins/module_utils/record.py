@@ -249,6 +249,46 @@ def nic_accounting_problem(record):
                                                                   measured, int(NIC_ACCOUNT_MIN * 100)))
 
 
+# A throughput below this share of the client's link speed (known: the kernel's, or link_mbps given) is
+# judged against the path before the record is called ok: an MTU black hole lets a TCP test crawl at a
+# fraction of a Mbit/s on a 10 Gbit/s link. The share is no limit of ours on a result: a slow record on a
+# path that carries full-size packets stays ok, with a note that says so.
+FAR_BELOW_LINK = 0.01
+
+
+def far_below_link(record):
+    """(measured Mbit/s, link Mbit/s) when the TCP record's throughput is far below its client's link, else None."""
+    primary = record.get('primary')
+    # TCP only: a UDP test sends at the rate it is asked (1 Mbit/s is iperf3's default), far below any link
+    if record.get('protocol') != 'tcp' or not primary or primary.startswith('nic_') \
+            or METRICS.get(primary, ('',))[0] != 'Mbit/s':
+        return None
+    measured = (record.get('metrics', {}).get(primary) or {}).get('value')
+    link = (record.get('client') or {}).get('link_mbps')
+    if not isinstance(measured, (int, float)) or not link or measured >= link * FAR_BELOW_LINK:
+        return None
+    return float(measured), float(link)
+
+
+def far_below_link_verdict(record, server, mtu, answered):
+    """What a far-below-the-link record says after its path was probed (pure): (error, note), one of them None.
+
+    ``answered``: whether a don't-fragment ping of ``mtu`` bytes to ``server`` was answered; None when it
+    could not be made (the MTU unknown, a Windows IPv6 path).
+    """
+    measured, link = far_below_link(record)
+    what = '%s measured %.2f Mbit/s, below %g%% of the link\'s %.0f Mbit/s' % (
+        record.get('tool'), measured, FAR_BELOW_LINK * 100, link)
+    if answered is None:
+        return None, '%s; the path MTU could not be checked' % what
+    if answered:
+        return None, '%s; the path carries packets of the MTU (a don\'t-fragment ping of %d bytes to %s was answered)' % (
+            what, mtu, server)
+    return ('%s, and the path to %s does not carry packets of the MTU: a don\'t-fragment ping of %d bytes got no '
+            'answer (an MTU black hole: something on the path drops larger frames), so this is no result' % (
+                what, server, mtu)), None
+
+
 def add_process(record, port, metrics, status='ok', error=None):
     """Append one client process' sub result (``metrics`` as name -> {value, unit, higher_is_better})."""
     if record['processes'] is None:

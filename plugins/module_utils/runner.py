@@ -18,6 +18,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
+from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
 
@@ -68,6 +69,20 @@ def measured_seconds(parsed, params):
     if ends and max(ends) > 0:
         return float(max(ends))
     return float(params.get('duration') or 0) or None
+
+
+def probe_path(nic_host, host, server, mtu, wait=3):
+    """Whether a don't-fragment ping of ``mtu`` bytes to ``server`` is answered (the preflight's probe, after a
+    test far below its link); None when it cannot be made (MTU unknown, ping.exe and IPv6)."""
+    if not mtu:
+        return None
+    try:
+        argv = nic_host.ping_argv(server, wait, preflight.probe_payload(mtu, server))
+    except ValueError:
+        return None
+    result = (host.run if host else process.run)(argv, timeout=wait + 5)
+    # Windows' ping exits 0 on a router's "Destination host unreachable": an IPv4 answer carries TTL=
+    return result.rc == 0 and (getattr(nic_host, 'name', '') != 'Windows' or 'TTL=' in (result.stdout or ''))
 
 
 def run_test(module, tool, params, result_key='perflab_result', host=None):
@@ -148,6 +163,12 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
         wrong_path = None if failures else rec.nic_accounting_problem(record)
         if wrong_path:
             failures.append(wrong_path)
+    if not failures and rec.far_below_link(record):
+        error, note = rec.far_below_link_verdict(record, params['server'], record['client'].get('mtu'),
+                                                 probe_path(nic_host, host, params['server'], record['client'].get('mtu')))
+        if error:
+            failures.append(error)
+        rec.add_note(record, note)
 
     raw = '\n'.join(('# %s\n' % ' '.join(proc.argv) if multi else '') + proc.stdout + proc.stderr for proc in procs)
     first = procs[0]

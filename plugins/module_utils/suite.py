@@ -269,7 +269,11 @@ def _is_ip(text):
     return True
 
 
-def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, reverse=False):
+def _ip_version(text):
+    return ipaddress.ip_address(str(text)).version
+
+
+def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, reverse=False, inventory=None):
     """Client/server pairs from the inventory.
 
     hosts: name -> {data_address, data_interface, peer}; servers/clients: group
@@ -277,6 +281,8 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, rev
     reverse: each pair the other way round (the server host runs the client: a test
     sent from the side the groups call servers).
     Each pair gets its index k on its server (ports = base + PORT_STRIDE * k).
+    inventory: every host name of the inventory (``hosts`` holds those of this run), so that a peer left out
+    by ``--limit`` is told apart from one the inventory does not have.
     """
     errors = []
     if explicit:
@@ -297,14 +303,22 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, rev
                     continue
             raw.append((client, peer))
         if not raw and not errors:
+            left_out = sorted(set(inventory or ()) - set(hosts))
             errors.append('no pairs: put hosts in the groups perflab_servers and perflab_clients '
-                          '(each client with perflab_peer), or set benchmark_pairs, or benchmark_mesh')
+                          '(each client with perflab_peer), or set benchmark_pairs, or benchmark_mesh'
+                          + ('; this run has only %s of the inventory (--limit?): %s not in it, the other side of the '
+                             'pairs may be among them' % (', '.join(sorted(hosts)), ', '.join(left_out))
+                             if left_out else ''))
     if reverse:
         raw = [(server, client) for client, server in raw]
     pairs, per_server, seen = [], {}, set()
     for client, server in raw:
         for role, name in (('client', client), ('server', server)):
-            if name not in hosts:
+            if name not in hosts and name in (inventory or ()):
+                errors.append('%s %s of the pair %s -> %s is in the inventory but not in this run (left out by '
+                              '--limit, or not among the play\'s hosts): run both hosts of a pair, or leave the pair out'
+                              % (role, name, client, server))
+            elif name not in hosts:
                 errors.append('%s %r of a pair is not in the inventory' % (role, name))
             elif not (hosts[name] or {}).get('data_address'):
                 errors.append('host %s has no perflab_data_address' % name)
@@ -313,6 +327,12 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, rev
                               % (name, str(hosts[name]['data_address'])[:64]))
         if client == server:
             errors.append('pair %s -> %s: a host cannot be its own server' % (client, server))
+        elif all(_is_ip((hosts.get(n) or {}).get('data_address')) for n in (client, server)) \
+                and _ip_version(hosts[client]['data_address']) != _ip_version(hosts[server]['data_address']):
+            errors.append('pair %s -> %s mixes address families: the client\'s perflab_data_address %s is IPv%d, the '
+                          'server\'s %s is IPv%d; give both hosts of a pair addresses of one family'
+                          % (client, server, hosts[client]['data_address'], _ip_version(hosts[client]['data_address']),
+                             hosts[server]['data_address'], _ip_version(hosts[server]['data_address'])))
         if (client, server) in seen:
             errors.append('pair %s -> %s is listed twice' % (client, server))
         seen.add((client, server))

@@ -17,6 +17,13 @@ description:
   - Pings each of O(addresses) once (C(ping -c 1 -W O(ping_wait) ADDRESS) on Linux; on FreeBSD
     C(ping -c 1 -t O(ping_wait) ADDRESS), C(ping6 -c 1 -X O(ping_wait) ADDRESS) for IPv6; an argv, never a shell;
     all at once) and returns those that did not answer in RV(unanswered).
+  - With O(path_mtu) (the default), checks the path MTU of each address that answered - a don't-fragment ping of
+    a packet as large as the MTU of the interface the address is reached by (O(data_interface), else the route's;
+    C(ping -M do -s PAYLOAD) on Linux, C(ping -D -s PAYLOAD) / C(ping6 -m -s PAYLOAD) on FreeBSD,
+    C(ping -f -l PAYLOAD) on Windows, IPv4 only there). When it gets no answer, smaller packets (common MTUs) are
+    tried at once, and RV(path_mtu_problems) names the address (and its host, O(address_names)), the size that
+    passed and the one that did not - a path that drops large frames (an MTU black hole) would otherwise fail
+    the tests as if a firewall dropped them, or let them crawl.
   - With O(servers) (the servers this run plans on the host), lists the pidfiles of test servers in
     O(pid_dir) (C(TOOL-PORT.pid), the tools of the registry; an interrupted run can leave its servers
     behind) and decides which of them to stop, with the C(perflab.network.bench_server) module -
@@ -129,6 +136,16 @@ options:
     description: Where C(perflab.network.bench_server) keeps its pidfiles.
     type: path
     default: /run/perflab
+  path_mtu:
+    description:
+      - Check the path MTU of each of O(addresses) that answers (see the description); RV(path_mtu) and
+        RV(path_mtu_problems) say what was found.
+    type: bool
+    default: true
+  address_names:
+    description: Host names of O(addresses) (address to name), used in RV(path_mtu_problems) only.
+    type: dict
+    default: {}
   ping_wait:
     description: Seconds to wait for each echo reply (1-60).
     type: int
@@ -228,8 +245,23 @@ path_problems:
   type: list
   elements: str
   sample: [the server data address 10.0.0.11 routes over mgmt0, not over perflab_data_interface data0]
+path_mtu:
+  description:
+    - Per address probed - C(address), C(interface), C(mtu) (its MTU, the probe's packet size) and C(answered)
+      (packet size to whether its don't-fragment ping was answered). Empty without O(path_mtu), and for an
+      address whose interface MTU is unknown.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{address: 10.0.1.2, interface: data0, mtu: 9000, answered: {9000: false, 8000: false, 1500: true}}]
+path_mtu_problems:
+  description: One message per address whose path does not carry packets of its interface's MTU (see RV(path_mtu)).
+  returned: always
+  type: list
+  elements: str
+  sample: ["the path to lab2 (10.0.1.2) does not carry packets of the MTU of data0, 9000 bytes: ..."]
 pings:
-  description: The argv of each ping run.
+  description: The argv of each ping run (the don't-fragment probes included).
   returned: always
   type: list
   elements: list
@@ -264,6 +296,8 @@ def argument_spec():
         data_interface=dict(type='str'),
         pid_dir=dict(type='path', default=preflight.PID_DIR),
         ping_wait=dict(type='int', default=preflight.PING_WAIT_S),
+        path_mtu=dict(type='bool', default=True),
+        address_names=dict(type='dict', default={}),
     )
 
 
@@ -295,7 +329,17 @@ def preflight_result(params, run_many=process.run_many, list_pidfiles=preflight.
     listening_ports = listening_ports or host.listening_ports
     servers = [dict((key, server[key]) for key in ('tool', 'bind', 'port', 'count')) for server in params['servers']]
     pings = [host.ping_argv(address, params['ping_wait']) for address in params['addresses']]
-    results = run_many(pings, params['ping_wait'] + 5) if pings else []
+    # the full-size don't-fragment probes go with the plain pings, in the same round
+    mtus = interface_mtus(params, host, run_many) if params.get('path_mtu', True) else {}
+    probes = [(address, mtus[address][1]) for address in params['addresses'] if address in mtus]
+    argvs = pings + [host.ping_argv(address, params['ping_wait'], preflight.probe_payload(mtu, address))
+                     for address, mtu in probes]
+    answers = run_many(argvs, params['ping_wait'] + 5) if argvs else []
+    results = answers[:len(pings)]
+    unanswered = preflight.unreachable(params['addresses'], results)
+    mtu_found, mtu_problems, extra = path_mtu_check(params, host, run_many, probes, answers[len(pings):],
+                                                    unanswered, mtus)
+    pings = argvs + extra
     pidfiles = list_pidfiles(params['pid_dir']) if servers else []
     listening = listening_ports()
     targets = params.get('connect') or []
@@ -311,7 +355,9 @@ def preflight_result(params, run_many=process.run_many, list_pidfiles=preflight.
     return dict(
         path_problems=problems,
         changed=False,
-        unanswered=preflight.unreachable(params['addresses'], results),
+        unanswered=unanswered,
+        path_mtu=mtu_found,
+        path_mtu_problems=mtu_problems,
         pidfiles=pidfiles,
         stop_planned=preflight.leftovers_on_planned_ports(servers, pidfiles),
         stop_unplanned=preflight.leftovers_on_unplanned_ports(servers, pidfiles),
@@ -321,6 +367,44 @@ def preflight_result(params, run_many=process.run_many, list_pidfiles=preflight.
         unconnected=preflight.unreached(connections),
         pings=pings,
     )
+
+
+def interface_mtus(params, host, run_many):
+    """{address: (interface, MTU)} of the interface each address is reached by: O(data_interface), else (Linux)
+    the route's; an address whose MTU is unknown is left out (not probed)."""
+    out = {}
+    devs = {}
+    if not params.get('data_interface') and host.name == 'Linux' and params['addresses']:
+        routes = run_many([preflight.route_argv(a) for a in params['addresses']], 10)
+        devs = dict((a, preflight.parse_route_dev(r.stdout)) for a, r in zip(params['addresses'], routes))
+    for address in params['addresses']:
+        interface = params.get('data_interface') or devs.get(address)
+        mtu = host.interface_mtu(interface) if interface else None
+        if mtu and int(mtu) >= preflight.MIN_MTU[preflight.ip_version(address)] and not preflight.is_loopback(address):
+            out[address] = (interface, int(mtu))
+    return out
+
+
+def path_mtu_check(params, host, run_many, probes, answers, unanswered, mtus):
+    """The path MTU of each address that answered a plain ping: (path_mtu, path_mtu_problems, the extra argvs run).
+    A full-size probe without an answer is followed by the smaller sizes of the ladder, all at once."""
+    found = []
+    ladder = []
+    for (address, mtu), result in zip(probes, answers):
+        if address in unanswered:
+            continue    # the plain ping failed already: that is the message
+        item = {'address': address, 'interface': mtus[address][0], 'mtu': mtu, 'answered': {mtu: result.rc == 0}}
+        found.append(item)
+        if result.rc != 0:
+            ladder += [(item, size) for size in preflight.probe_sizes(mtu, address)]
+    argvs = [host.ping_argv(item['address'], params['ping_wait'], preflight.probe_payload(size, item['address']))
+             for item, size in ladder]
+    for (item, size), result in zip(ladder, run_many(argvs, params['ping_wait'] + 5) if argvs else []):
+        item['answered'][size] = result.rc == 0
+    names = params.get('address_names') or {}
+    problems = [preflight.path_mtu_problem(item['address'], item['mtu'], item['answered'], names.get(item['address']),
+                                           item['interface']) for item in found]
+    return found, [problem for problem in problems if problem], argvs
 
 
 def main():

@@ -68,6 +68,13 @@ options:
         PATH - a folder that is not an absolute path refuses the plan; the skipped record of a tool not found names them.
     type: dict
     required: true
+  inventory:
+    description:
+      - Every host name of the inventory. O(hosts) holds the hosts of this run; a pair's host that is in the
+        inventory but not in O(hosts) (left out by C(--limit)) is refused with a message saying so.
+    type: list
+    elements: str
+    default: []
   servers:
     description: Members of the servers group.
     type: list
@@ -112,7 +119,7 @@ options:
     description: Run id; an earlier run's id resumes it. Generated when empty.
     type: str
   results_dir:
-    description: Folder of the results files (C(<run_id>.jsonl)), read for resume.
+    description: Folder of the results files (C(<run_id>.jsonl)), read for resume; a system directory (C(/etc), C(/usr/lib), ...) is refused.
     type: path
     default: results
   tools_present:
@@ -280,6 +287,7 @@ def main():
             parallel=dict(type='list', elements='int'),
             tools=dict(type='list', elements='str', choices=sorted(suites.TOOL_TESTS)),
             hosts=dict(type='dict', required=True),
+            inventory=dict(type='list', elements='str', default=[]),
             servers=dict(type='list', elements='str', default=[]),
             clients=dict(type='list', elements='str', default=[]),
             pairs=dict(type='list', elements='dict', default=[]),
@@ -306,6 +314,8 @@ def main():
             raise suites.PlanError(names.name_problem('run_id', p['run_id']))
         if tool_paths_problems(p['hosts']):
             raise suites.PlanError('; '.join(tool_paths_problems(p['hosts'])))
+        if names.system_path_problem('results_dir', p['results_dir']):
+            raise suites.PlanError(names.system_path_problem('results_dir', p['results_dir']))
         path = suites.find_suite(p['suite'], p['suite_paths'])
         suite = suites.read_suite(path, yaml_load)
         notes = []
@@ -313,7 +323,8 @@ def main():
                                     parallel=p['parallel'], tools=p['tools'], notes=notes)
         suites.check_explicit_ports(p['pairs'])
         pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
-                                  explicit=p['pairs'], mesh=p['mesh'], reverse=p['reverse_pairs'])
+                                  explicit=p['pairs'], mesh=p['mesh'], reverse=p['reverse_pairs'],
+                                  inventory=p['inventory'])
         for pair in pairs:
             explicit = [e for e in p['pairs'] if (e.get('client'), e.get('server')) == (pair['client'], pair['server'])]
             if explicit and explicit[0].get('ports'):

@@ -69,10 +69,12 @@ class PlaybookResult:
         return found
 
 
-def run_playbook(playbook, inventory=None, extra_vars=None, check=False, env=None, timeout=1800):
+def run_playbook(playbook, inventory=None, extra_vars=None, check=False, env=None, timeout=1800, limit=None):
     argv = [str(BIN / 'ansible-playbook'), str(ROOT / playbook)]
     if inventory:
         argv += ['-i', str(inventory)]
+    if limit:
+        argv += ['--limit', limit]
     if extra_vars:
         argv += ['-e', json.dumps(extra_vars)]
     if check:

@@ -63,7 +63,8 @@ echo '## sysctl net.*'; sysctl -a 2>/dev/null | grep '^net\.' | grep -Ev 'nf_con
 echo '## nft'; nft list ruleset 2>&1 | sed -E 's/counter packets [0-9]+ bytes [0-9]+/counter/'
 for d in /var/lib/perflab /etc/systemd/network /etc/network/interfaces.d /etc/network/interfaces /etc/sysctl.d \
          /etc/netplan /etc/NetworkManager/system-connections /etc/modules-load.d /opt /run/perflab; do
-  [ -e "$d" ] && { echo "## ls $d"; ls -laR --time-style=+%s "$d"; }
+  # not the parent's entry (..): every SSH login rewrites /run/motd.dynamic (pam_motd), so /run's time moves
+  [ -e "$d" ] && { echo "## ls $d"; ls -laR --time-style=+%s "$d" | grep -v ' \.\.$'; }
 done
 echo '## dpkg'; dpkg -l | md5sum
 echo '## listening'; ss -Hltnu | sort
@@ -137,7 +138,8 @@ def _write_yaml(path, data):
 
 @pytest.fixture(scope='module')
 def lab(lab_factory):
-    return lab_factory(NAME, hosts=3, mgmt=MGMT, data=DATA)
+    # a default-deny firewall on each host, as `make lab` has: every run must open (and close) its own ports
+    return lab_factory(NAME, hosts=3, mgmt=MGMT, data=DATA, firewall='default-deny')
 
 
 # ---------------------------------------------------------------------------
@@ -197,6 +199,81 @@ def test_bad_playbook_inputs(lab, tmp_path):
             assert hosts_ran <= {'localhost'}, 'tasks ran on %s before the refusal' % hosts_ran
             assert before == after, 'the hosts changed: %s' % snapshot_diff(before, after)
             assert not pwned_files(after), 'a shell ran the input'
+    assert not failures, '\n'.join(failures)
+
+
+# ---------------------------------------------------------------------------
+# bad input to a study that only the inventory, --limit or the file system shows (issue 29.17): refused
+# before any host changes (the --limit cases on the hosts of the run, which only read their facts)
+SYSTEM_DIR = ['perflab_results_dir must be not a system directory', 'nor anything below /bin /boot /dev /etc']
+LIMIT_WORDS = ['is in the inventory but not in this run', '--limit']
+
+
+def _mixed_inventory(lab, tmp_path, host, address):
+    inv = yaml.safe_load(lab.inventory.read_text())
+    inv['all']['children']['perflab_lab']['hosts'][host]['perflab_data_address'] = address
+    return _write_yaml(tmp_path / ('mixed-%s.yml' % host), inv)
+
+
+# (playbook, name, extra vars, field, allowed, options: limit, inventory (host, address), on_hosts, absent path)
+STUDY_CASES = [
+    ('benchmark.yml', 'results dir /etc', {'perflab_results_dir': '/etc'}, '/etc', SYSTEM_DIR, {}),
+    ('benchmark.yml', 'results dir /usr/lib', {'perflab_results_dir': '/usr/lib'}, '/usr/lib', SYSTEM_DIR, {}),
+    ('benchmark.yml', 'results dir /', {'perflab_results_dir': '/'}, 'got /', SYSTEM_DIR, {}),
+    ('benchmark.yml', 'results dir below /var/lib', {'perflab_results_dir': '/var/lib/perflab-results-' + TOKEN},
+     '/var/lib/perflab-results-' + TOKEN, SYSTEM_DIR, {'absent': '/var/lib/perflab-results-' + TOKEN}),
+    ('benchmark.yml', 'results dir below /boot, not created', {'perflab_results_dir': '/boot/r-' + TOKEN},
+     '/boot/r-' + TOKEN, SYSTEM_DIR, {'absent': '/boot/r-' + TOKEN}),
+    ('benchmark.yml', 'results dir ~root/../etc', {'perflab_results_dir': '~root/../etc'}, 'got /etc', SYSTEM_DIR, {}),
+    ('benchmark.yml', 'results dir a link into /etc', {'perflab_results_dir': '@link/r-' + TOKEN},
+     '(/etc/r-%s)' % TOKEN, SYSTEM_DIR, {'absent': '/etc/r-' + TOKEN}),
+    ('stock_vs_tuned.yml', 'results dir /usr/share', {'perflab_results_dir': '/usr/share'}, '/usr/share', SYSTEM_DIR, {}),
+    ('report.yml', 'results dir /etc', {'perflab_results_dir': '/etc'}, '/etc', SYSTEM_DIR, {}),
+    ('benchmark.yml', '--limit to the client of a pair', {}, 'server lab1 of the pair lab2 -> lab1', LIMIT_WORDS,
+     {'limit': 'lab2', 'on_hosts': True}),
+    ('benchmark.yml', '--limit to the server of a pair', {}, 'no pairs',
+     ['this run has only lab1 of the inventory (--limit?): lab2, lab3 not in it'], {'limit': 'lab1', 'on_hosts': True}),
+    ('stock_vs_tuned.yml', '--limit to the client of a pair', {}, 'server lab1 of the pair lab2 -> lab1', LIMIT_WORDS,
+     {'limit': 'lab2', 'on_hosts': True}),
+    ('benchmark.yml', 'IPv4 client, IPv6 server', {}, 'pair lab2 -> lab1 mixes address families',
+     ["client's perflab_data_address 10.242.1.12 is IPv4", "server's fd00:242::11 is IPv6", 'one family'],
+     {'inventory': ('lab1', 'fd00:242::11')}),
+    ('benchmark.yml', 'IPv6 client, IPv4 server', {}, 'pair lab2 -> lab1 mixes address families',
+     ["client's perflab_data_address fd00:242::12 is IPv6", "server's 10.242.1.11 is IPv4"],
+     {'inventory': ('lab2', 'fd00:242::12')}),
+]
+
+
+def test_bad_study_inputs(lab, tmp_path):
+    (tmp_path / 'link').symlink_to('/etc')
+
+    def run(case):
+        playbook, dummy, extra, dummy2, dummy3, opts = case
+        extra = dict({'perflab_results_dir': str(tmp_path / 'results'), 'perflab_suite': 'quick'}, **extra)
+        extra['perflab_results_dir'] = extra['perflab_results_dir'].replace('@link', str(tmp_path / 'link'))
+        inventory = _mixed_inventory(lab, tmp_path, *opts['inventory']) if 'inventory' in opts else lab.inventory
+        return run_playbook('playbooks/' + playbook, inventory, extra, timeout=600, limit=opts.get('limit'))
+
+    before = snapshot(lab, STUDY_HOSTS)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = list(pool.map(run, STUDY_CASES))
+    after = snapshot(lab, STUDY_HOSTS)
+    failures = []
+    for (playbook, name, dummy, field, allowed, opts), res in zip(STUDY_CASES, results):
+        with collect(failures, name), battery.case('bad input', '%s %s' % (playbook, name)) as case:
+            failed = failure_messages(res)
+            assert res.rc != 0 and failed, 'accepted: %s' % (res.stdout[-2000:] + res.stderr[-2000:])
+            message = ' '.join(json.dumps(m) if not isinstance(m, str) else m for m in failed)
+            case.detail = key_words(message)
+            check_message(message, field, allowed)
+            assert 'not in the inventory' not in message.replace('is in the inventory but', '')
+            changed = sum(h.get('changed', 0) for h in res.stats.values())
+            hosts_ran = {h for p in res.plays for t in p.get('tasks', []) for h in t['hosts']}
+            assert opts.get('on_hosts') or hosts_ran <= {'localhost'}, 'tasks ran on %s before the refusal' % hosts_ran
+            assert changed == 0, 'changes reported: %s' % res.stats
+            assert before == after, 'the hosts changed: %s' % snapshot_diff(before, after)
+            assert not os.path.exists(opts.get('absent', '/nonexistent-' + TOKEN)), 'created %s' % opts['absent']
+            assert not glob.glob(str(tmp_path / 'results' / '*')), 'results written'
     assert not failures, '\n'.join(failures)
 
 
@@ -519,6 +596,10 @@ def test_security_nuttcp_server_refuses_third_party(lab, benchmark_run, tmp_path
         playbook = _write_yaml(tmp_path / 'nuttcp3rd.yml', [{
             'name': 'A nuttcp server as the benchmark role starts it', 'hosts': 'lab1', 'gather_facts': False,
             'tasks': [{'name': 'Start', 'perflab.network.bench_server': dict(server, state='started')}]}])
+        # lab1's default-deny firewall: this one port to lab2, as a study's opening would be (removed below)
+        opening = ['nft', 'insert', 'rule', 'inet', 'filter', 'input', 'ip', 'saddr', '10.242.1.12', 'tcp', 'dport', '5090',
+                   'accept', 'comment', 'itinput-3rd-party']
+        lab.ssh('lab1', opening, check=True)
         res = run_playbook(str(playbook), lab.inventory)
         try:
             assert res.rc == 0, res.stdout[-3000:]
@@ -532,6 +613,99 @@ def test_security_nuttcp_server_refuses_third_party(lab, benchmark_run, tmp_path
                 'name': 'Stop it', 'hosts': 'lab1', 'gather_facts': False,
                 'tasks': [{'name': 'Stop', 'perflab.network.bench_server': dict(server, state='stopped')}]}])
             assert run_playbook(str(stop), lab.inventory).rc == 0
+            lab.ssh('lab1', ['sh', '-c', 'nft -a list chain inet filter input | sed -n "s/.*itinput-3rd-party.*# handle //p" '
+                             '| xargs -r -n1 nft delete rule inet filter input handle'], check=True)
+
+
+# ---------------------------------------------------------------------------
+# check mode changes nothing anywhere (issue 29.16), on the firewalled hosts after the real run
+MTU_SUITE = {'name': 'mtu-one', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}]}
+# (stock_vs_tuned.yml --check passes the same way, in about 340 s here: not run, to spare CI the time)
+def test_check_mode_changes_nothing(lab, benchmark_run, tmp_path):
+    playbook = 'benchmark.yml'
+    results = tmp_path / 'results'
+    suite = _write_yaml(tmp_path / 'mtu-one.yml', MTU_SUITE)
+    before = snapshot(lab, STUDY_HOSTS)
+    started = time.monotonic()
+    res = run_playbook('playbooks/' + playbook, lab.inventory, {'perflab_suite': str(suite), 'perflab_duration': 2,
+                                                                'perflab_run_id': 'itinput-check',
+                                                                'perflab_results_dir': str(results)}, check=True)
+    after = snapshot(lab, STUDY_HOSTS)
+    failed = failure_messages(res)
+    assert res.rc == 0 and not failed, 'rc %d: %s\n%s' % (res.rc, failed, res.stderr[-3000:])
+    assert not results.exists(), 'check mode created %s: %s' % (results, list(results.rglob('*')))
+    assert not glob.glob(str(ROOT / 'results' / 'itinput-check*')) and not glob.glob('/tmp/itinput-check*')
+    assert before == after, 'check mode changed the hosts: %s' % snapshot_diff(before, after)
+    assert 'check mode, nothing written' in res.stdout + res.stderr
+    print('%s --check: %.0f s' % (playbook, time.monotonic() - started))
+
+
+# ---------------------------------------------------------------------------
+# faults of the path and of the host (issue 29.11, 29.17)
+
+
+def test_mtu_black_hole_is_caught_by_the_preflight(lab, benchmark_run, tmp_path):
+    # both ends at 9000, lab1's switch port at 1500: the bridge drops larger frames silently (no ICMP), a black hole
+    switch = ['ip', 'netns', 'exec', NAME + '-sw', 'ip', 'link', 'set', 'p1', 'mtu']
+    suite = _write_yaml(tmp_path / 'mtu-one.yml', MTU_SUITE)
+    results = tmp_path / 'results'
+    with battery.case('fault', 'MTU black hole on the data path (9000 at both ends, 1500 between)') as case:
+        before = {h: lab.ssh(h, ['nft', 'list', 'ruleset'], check=True).stdout for h in STUDY_HOSTS}
+        try:
+            for host in STUDY_HOSTS:
+                lab.ssh(host, ['ip', 'link', 'set', 'data0', 'mtu', '9000'], check=True)
+            subprocess.run(switch + ['1500'], check=True)
+            res = run_playbook('playbooks/benchmark.yml', lab.inventory,
+                               {'perflab_suite': str(suite), 'perflab_duration': 2, 'perflab_run_id': 'itinput-mtu',
+                                'perflab_results_dir': str(results), 'perflab_install_tools': False}, timeout=900)
+            servers = {h: lab.ssh(h, ['ss', '-Hltn'], check=True).stdout for h in STUDY_HOSTS}
+            rules = {h: lab.ssh(h, ['nft', 'list', 'ruleset'], check=True).stdout for h in STUDY_HOSTS}
+        finally:
+            subprocess.run(switch + ['9216'], check=True)
+            for host in STUDY_HOSTS:
+                lab.ssh(host, ['ip', 'link', 'set', 'data0', 'mtu', '1500'], check=True)
+        failed = failure_messages(res)
+        message = ' '.join(str(m) for m in failed)
+        case.detail = key_words(message[message.find('the path'):], 150)
+        assert res.rc != 0, res.stdout[-3000:]
+        check_message(message, 'lab2: the path to lab1 (10.242.1.11) does not carry packets of the MTU of data0, 9000 bytes',
+                      ["don't-fragment ping of 9000 bytes (payload 8972) got no answer",
+                       'the largest that passed is 1500 bytes (payload 1472), 2000 bytes did not', 'MTU black hole'])
+        assert 'A firewall drops or rejects them' not in message, message
+        records = [json.loads(line) for path in results.glob('*.jsonl') for line in path.read_text().splitlines()]
+        assert not [r for r in records if r.get('status') == 'ok'], 'a record was called ok through the black hole'
+        case.lost = 0   # no test ran: the preflight refused before any server started
+        for host in STUDY_HOSTS:
+            assert not LISTEN_SEEN_RE.findall(servers[host]), (host, servers[host])
+            assert rules[host] == before[host], 'the firewall openings of %s were not removed' % host
+
+
+def test_tools_on_an_offline_host_with_every_tool(lab, benchmark_run, tmp_path):
+    # an apt proxy nobody answers: no repository is reachable from lab1 (the tools are installed by the real run)
+    offline = '/etc/apt/apt.conf.d/99itinput-offline'
+    tools = {'name': 'perflab.network.tools'}
+    playbook = _write_yaml(tmp_path / 'tools.yml', [{
+        'name': 'The tools role offline', 'hosts': 'lab1', 'gather_facts': True,
+        'vars': {'tools_apt_cache_valid_time': 0}, 'tasks': [
+            {'name': 'every tool installed', 'ansible.builtin.include_role': tools},
+            {'name': 'a version to fetch', 'block': [
+                {'name': 'pinned', 'ansible.builtin.include_role': tools, 'vars': {'tools_versions': {'iperf3': '9.9-itinput'}}}],
+             'rescue': [{'name': 'refused', 'ansible.builtin.debug': {'var': 'ansible_failed_result'}}]}]}])
+    with battery.case('fault', 'tools role on an offline host that has every tool') as case:
+        lab.ssh('lab1', ['sh', '-c', 'echo \'Acquire::http::Proxy "http://127.0.0.1:9/";\' > ' + offline], check=True)
+        try:
+            res = run_playbook(str(playbook), lab.inventory)
+        finally:
+            lab.ssh('lab1', ['rm', '-f', offline], check=True)
+        refresh = [t['hosts'].get('lab1', {}) for p in res.plays for t in p.get('tasks', [])
+                   if t['task']['name'].endswith('Refresh the package lists')]   # the role's name may lead
+        refused = res.task_results('refused').get('lab1', {}).get('ansible_failed_result', {})
+        message = str(refused.get('msg', ''))
+        case.detail = 'nothing missing: no refresh, rc 0; a pinned version: ' + key_words(message, 80)
+        assert res.rc == 0 and res.stats['lab1']['failures'] == 0, res.stdout[-3000:]
+        # the first run skipped the refresh (nothing missing), the second tried it and failed offline
+        assert [(bool(r.get('skipped')), bool(r.get('failed'))) for r in refresh] == [(True, False), (False, True)], refresh
+        check_message(message, 'iperf3=9.9-itinput', ['no reachable repository', 'apt said'])
 
 
 # ---------------------------------------------------------------------------

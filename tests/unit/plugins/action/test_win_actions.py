@@ -188,6 +188,22 @@ def test_win_bench_preflight_pings_lists_and_decides():
                                           'TimeoutSeconds': 8, 'Adapter': ''})
 
 
+def test_win_bench_preflight_probes_the_path_mtu_with_dont_fragment():
+    # issue 29.11: ping -f -l at the adapter's MTU; Windows answers "Packet needs to be fragmented but DF set."
+    def run(parameters):
+        size = int(parameters['Arguments'].split('-l ')[1].split()[0]) + 28 if '-l ' in parameters['Arguments'] else 60
+        if size > 1600:
+            return ran(rc=1, stdout='Packet needs to be fragmented but DF set.')
+        return ran(rc=0, stdout='Reply from 10.0.1.1: bytes=%d time<1ms TTL=128' % (size - 28))
+    remote = Remote(RUN_PS=run, ADAPTERS_PS=lambda p: {'names': ['Ethernet 2'], 'mtu': 9000})
+    result = win_bench_preflight.check({'addresses': ['10.0.1.1', 'fd00::1'], 'data_interface': 'Ethernet 2',
+                                        'address_names': {'10.0.1.1': 'win2'}}, remote)
+    assert ['ping', '-n', '1', '-w', '3000', '-f', '-l', '8972', '10.0.1.1'] in result['pings']
+    assert not [argv for argv in result['pings'] if 'fd00::1' in argv and '-l' in argv]   # no IPv6 probe
+    (problem,) = result['path_mtu_problems']
+    assert 'win2 (10.0.1.1)' in problem and 'largest that passed is 1500 bytes (payload 1472), 2000 bytes did not' in problem
+
+
 def test_win_system_profile_builds_the_table():
     cim = ('### Win32_Processor\n' + fixture('windows', 'cim-processor-acer.txt') + '\n### Win32_OperatingSystem\n' +
            fixture('windows', 'cim-operatingsystem-acer.txt'))

@@ -495,3 +495,28 @@ def test_real_playbook_run_stops_before_any_task_when_results_dir_is_unwritable(
     assert completed.returncode == 1, output
     assert 'perflab.network.results: cannot create the results directory' in output
     assert 'TASK [' not in output
+
+
+# -- issue 29.16 and 29.17: check mode writes nothing; a system directory is refused ---------------------------
+def test_check_mode_writes_nothing_and_says_so(tmp_path, monkeypatch):
+    from ansible import context
+    monkeypatch.setattr(context, 'CLIARGS', dict(context.CLIARGS or {}, check=True))
+    callback = make_callback(tmp_path)
+    start(callback)
+    callback.v2_runner_on_ok(FakeResult({'perflab_system': SYSTEMS[0]}))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': RECORDS[:3]}))
+    callback.v2_playbook_on_stats(None)
+    assert not (tmp_path / 'results').exists(), 'check mode created the results directory'
+    assert not list(tmp_path.rglob('*.jsonl')) and not list(tmp_path.rglob('*.xlsx'))
+    assert callback._display.lines[-1] == ('perflab results: check mode, nothing written (4 record(s) returned; a real run '
+                                           'writes %s and its workbook)' % (tmp_path / 'results' / 'R1.jsonl'))
+
+
+@pytest.mark.parametrize('directory', ['/etc', '/usr/lib', '/etc/perflab', '/', '/var/lib/x', '/lib/modules'])
+def test_a_system_results_dir_stops_the_run_at_playbook_start(tmp_path, directory):
+    callback = make_callback(tmp_path, results_dir=directory)
+    with pytest.raises(SystemExit) as caught:
+        callback.v2_playbook_on_start(FakePlaybook([FakePlay(FakeVariableManager())]))
+    assert caught.value.code == 1
+    assert 'perflab_results_dir must be not a system directory' in callback._display.errors[0]
+    assert directory in callback._display.errors[0] and 'before any test' in callback._display.errors[0]

@@ -31,9 +31,20 @@ def fixture(name):
 
 def test_ping_argv_per_os():
     assert host_platform.LinuxHost.ping_argv('10.0.1.2', 3) == ['ping', '-c', '1', '-W', '3', '10.0.1.2']
-    assert host_platform.LinuxHost.ping_argv('10.0.1.2', 3) == preflight.ping_argv('10.0.1.2', 3)
     assert host_platform.FreeBSDHost.ping_argv('10.0.1.2', 3) == ['ping', '-c', '1', '-t', '3', '10.0.1.2']
     assert host_platform.FreeBSDHost.ping_argv('fd00::2', 5) == ['ping6', '-c', '1', '-X', '5', 'fd00::2']
+
+
+def test_dont_fragment_probe_argv_per_os():
+    # issue 29.11: the path MTU probe, a packet of the interface's MTU that may not be fragmented
+    assert host_platform.LinuxHost.ping_argv('10.0.1.2', 3, 8972) == \
+        ['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '8972', '10.0.1.2']
+    assert host_platform.LinuxHost.ping_argv('fd00::2', 3, 8952) == \
+        ['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '8952', 'fd00::2']
+    assert host_platform.FreeBSDHost.ping_argv('10.0.1.2', 3, 1472) == \
+        ['ping', '-c', '1', '-t', '3', '-D', '-s', '1472', '10.0.1.2']
+    assert host_platform.FreeBSDHost.ping_argv('fd00::2', 3, 1452) == \
+        ['ping6', '-c', '1', '-X', '3', '-m', '-s', '1452', 'fd00::2']
 
 
 def test_freebsd_command_argvs():

@@ -25,6 +25,9 @@ def fixture(name):
 def test_ping_argv_and_answer():
     assert win.ping_argv('10.0.1.2', 3) == ['ping', '-n', '1', '-w', '3000', '10.0.1.2']
     assert win.ping_argv('fd00::2', 2) == ['ping', '-6', '-n', '1', '-w', '2000', 'fd00::2']
+    assert win.ping_argv('10.0.1.2', 3, 8972) == ['ping', '-n', '1', '-w', '3000', '-f', '-l', '8972', '10.0.1.2']
+    with pytest.raises(ValueError, match='IPv6'):   # ping.exe has no don't-fragment for IPv6
+        win.ping_argv('fd00::2', 3, 1452)
     assert win.ping_answered(0, 'Reply from 10.0.1.2: bytes=32 time<1ms TTL=64', '10.0.1.2') is True
     assert win.ping_answered(0, 'Reply from 10.0.1.1: Destination host unreachable.', '10.0.1.2') is False
     assert win.ping_answered(1, '', '10.0.1.2') is False

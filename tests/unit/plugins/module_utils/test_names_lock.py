@@ -181,3 +181,25 @@ def test_a_lock_on_a_read_only_file_system_says_so(tmp_path, monkeypatch):
         run_lock.acquire('run-a', ME, 60, str(directory / 'run.lock'))
     assert str(err.value) == ('cannot write the run lock %s/run.lock: Read-only file system; %s is on a read-only '
                               'file system' % (directory, directory))
+
+
+# -- issue 29.17: user paths that are system directories -------------------------------------------------
+@pytest.mark.parametrize('path', ['/', '/etc', '/etc/', '/etc/perflab', '/usr', '/usr/lib', '/usr/local/lib/x', '/boot',
+                                  '/var/lib', '/var/lib/perflab', '/var/log/r', '/proc/1', '/sys', '/dev/shm', '/run',
+                                  '/bin', '/sbin', '/lib64', '/var', '/opt', '/home', '/srv', '/mnt'])
+def test_system_directories_are_refused(path):
+    problem = names.system_path_problem('perflab_results_dir', path)
+    assert problem and problem.startswith('perflab_results_dir must be not a system directory: not / /home')
+    assert 'nor anything below /bin /boot /dev /etc' in problem and os.path.normpath(path) in problem
+
+
+@pytest.mark.parametrize('path', ['/tmp/r', '/tmp', '/home/me/results', '/opt/perflab/results', '/srv/lab/results',
+                                  '/var/tmp/r', '/root/results', 'results', '~/results', '', None])
+def test_other_directories_are_accepted(path):
+    assert names.system_path_problem('perflab_results_dir', path) is None
+
+
+def test_a_link_into_a_system_directory_is_refused(tmp_path):
+    (tmp_path / 'r').symlink_to('/etc')
+    problem = names.system_path_problem('perflab_results_dir', str(tmp_path / 'r'))
+    assert problem and problem.endswith('got %s (/etc)' % (tmp_path / 'r'))

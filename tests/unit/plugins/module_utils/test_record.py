@@ -224,3 +224,39 @@ def test_values_are_kept_without_binary_noise():
                                    {'t': 2.0, 'connections_per_s': 0.3}]
     # what is not noise stays: small values, many digits
     assert rec.clean_number(1.23456789012e-7) == 1.23456789012e-7 and rec.clean_number(True) is True
+
+
+# -- issue 29.11: a throughput far below the link is judged against the path -----------------------------------
+def _far_record(measured, link):
+    record = rec.new_record({'run_id': 'r1', 'nic_interface': 'data0', 'link_mbps': link}, 'iperf3', 'tcp_stream',
+                            'tcp', 'client_to_server', 'iperf3/tcp_stream/parallel=1', client_mtu=1500)
+    rec.set_primary(record, 'throughput_mbps')
+    rec.add_metrics(record, {'throughput_mbps': measured})
+    return record
+
+
+def test_far_below_the_link():
+    assert rec.far_below_link(_far_record(0.25, 10000)) == (0.25, 10000.0)
+    assert rec.far_below_link(_far_record(100.0, 10000)) is None      # 1%: not far below
+    assert rec.far_below_link(_far_record(0.25, None)) is None        # no link speed known: nothing judged
+    record = _far_record(0.25, 10000)
+    rec.set_primary(record, 'latency_us')
+    assert rec.far_below_link(record) is None
+    udp = rec.new_record({'run_id': 'r1', 'link_mbps': 10000}, 'iperf3', 'udp_stream', 'udp', 'client_to_server',
+                         'iperf3/udp_stream/parallel=1')
+    rec.set_primary(udp, 'throughput_mbps')
+    rec.add_metrics(udp, {'throughput_mbps': 1.0})
+    assert rec.far_below_link(udp) is None    # a UDP test sends at the rate asked
+
+
+def test_far_below_the_link_verdicts():
+    record = _far_record(0.15, 10000)
+    error, note = rec.far_below_link_verdict(record, '10.0.1.2', 1500, False)
+    assert note is None and error.startswith("iperf3 measured 0.15 Mbit/s, below 1% of the link's 10000 Mbit/s, and "
+                                             "the path to 10.0.1.2 does not carry packets of the MTU")
+    assert "don't-fragment ping of 1500 bytes got no answer (an MTU black hole" in error
+    error, note = rec.far_below_link_verdict(record, '10.0.1.2', 1500, True)
+    assert error is None and note.endswith("the path carries packets of the MTU (a don't-fragment ping of 1500 bytes "
+                                           "to 10.0.1.2 was answered)")
+    assert rec.far_below_link_verdict(record, '10.0.1.2', None, None) == (
+        None, "iperf3 measured 0.15 Mbit/s, below 1% of the link's 10000 Mbit/s; the path MTU could not be checked")

@@ -127,6 +127,30 @@ def test_client_without_server_is_refused():
         s.make_pairs(HOSTS, servers=['lab1', 'lab2'], clients=['lab4'])
 
 
+def test_a_peer_left_out_by_limit_is_named_as_such():
+    # issue 29.17: --limit to one host of a pair said "not in the inventory"
+    run = dict((name, HOSTS[name]) for name in ('lab2',))
+    with pytest.raises(s.PlanError) as err:
+        s.make_pairs(run, servers=[], clients=['lab2'], inventory=sorted(HOSTS))
+    assert 'server lab1 of the pair lab2 -> lab1 is in the inventory but not in this run (left out by --limit' in str(err.value)
+    assert 'not in the inventory' not in str(err.value).replace('in the inventory but', '')
+    with pytest.raises(s.PlanError, match="server 'lab9' of a pair is not in the inventory"):
+        s.make_pairs(run, explicit=[{'client': 'lab2', 'server': 'lab9'}], inventory=sorted(HOSTS))
+    # the other half: only the server in the run, no client left to pair
+    with pytest.raises(s.PlanError, match=r'this run has only lab1 of the inventory \(--limit\?\): lab2, lab3, lab4 not in it'):
+        s.make_pairs({'lab1': HOSTS['lab1']}, servers=['lab1'], clients=[], inventory=sorted(HOSTS))
+
+
+@pytest.mark.parametrize('client, server', [('10.0.1.12', 'fd00::11'), ('fd00::12', '10.0.1.11')])
+def test_a_pair_of_mixed_address_families_is_refused(client, server):
+    # issue 29.17: an IPv4 client with an IPv6 server failed at run time with "Unknown error -9 ... a firewall drops"
+    hosts = {'lab1': dict(HOSTS['lab1'], data_address=server), 'lab2': dict(HOSTS['lab2'], data_address=client)}
+    with pytest.raises(s.PlanError) as err:
+        s.make_pairs(hosts, servers=['lab1'], clients=['lab2'])
+    assert 'pair lab2 -> lab1 mixes address families' in str(err.value)
+    assert "perflab_data_address %s is IPv%d" % (client, 6 if ':' in client else 4) in str(err.value)
+
+
 def test_mesh_is_every_ordered_pair():
     pairs = s.make_pairs(HOSTS, servers=['lab1', 'lab2'], clients=['lab3'], mesh=True)
     assert len(pairs) == 6 and {p['index'] for p in pairs} == {0, 1}

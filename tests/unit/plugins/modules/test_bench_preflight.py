@@ -12,6 +12,7 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import suite
 from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
@@ -49,9 +50,11 @@ def test_a_missing_table_is_no_port(tmp_path):
     assert preflight.listening_ports(str(tmp_path)) == {'tcp': [5201, 12865], 'udp': []}
 
 
-def test_ping_argv():
-    assert preflight.ping_argv('10.0.1.2') == ['ping', '-c', '1', '-W', '3', '10.0.1.2']
-    assert preflight.ping_argv('fd00::2', 5) == ['ping', '-c', '1', '-W', '5', 'fd00::2']
+def test_probe_payload_and_sizes():
+    assert preflight.probe_payload(9000, '10.0.1.2') == 8972 and preflight.probe_payload(1500, 'fd00::2') == 1452
+    assert preflight.probe_sizes(9000, '10.0.1.2') == [8000, 7000, 6000, 5000, 4000, 3000, 2000, 1500, 1492, 1400,
+                                                       1280, 1000, 576]
+    assert preflight.probe_sizes(1500, 'fd00::2') == [1492, 1400, 1280]
 
 
 def test_pidfiles_of_registered_tools_only(tmp_path):
@@ -116,7 +119,8 @@ def test_result_pings_each_address_once_and_decides_on_the_host_state(tmp_path):
     for name in ('iperf3-5202.pid', 'nuttcp-5000.pid', 'iperf3-5201.log'):
         (tmp_path / name).write_text('1\n')
     run_many, calls = fake_pings({'10.0.1.2'})
-    params = dict(addresses=['10.0.1.2', '10.0.1.3'], servers=[dict(s) for s in SERVERS], pid_dir=str(tmp_path), ping_wait=3)
+    params = dict(addresses=['10.0.1.2', '10.0.1.3'], servers=[dict(s) for s in SERVERS], pid_dir=str(tmp_path), ping_wait=3,
+                  path_mtu=False)
     result = bench_preflight.preflight_result(params, run_many=run_many,
                                               listening_ports=lambda: preflight.listening_ports(str(PROCNET)))
     assert calls == [([['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']], 8)]
@@ -124,14 +128,14 @@ def test_result_pings_each_address_once_and_decides_on_the_host_state(tmp_path):
         changed=False, unanswered=['10.0.1.3'], pidfiles=['iperf3-5202.pid', 'nuttcp-5000.pid'], path_problems=[],
         stop_planned=[SERVERS[0]], stop_unplanned=[{'tool': 'nuttcp', 'port': 5000}],
         listening={'tcp': [5000, 5201, 8888, 12865], 'udp': [5001, 9999]}, taken=[5201, 12865],
-        connections=[], unconnected=[],
+        connections=[], unconnected=[], path_mtu=[], path_mtu_problems=[],
         pings=[['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']])
 
 
 def test_a_client_only_host_pings_and_looks_for_no_pidfile(tmp_path):
     (tmp_path / 'iperf3-5201.pid').write_text('1\n')
     run_many, calls = fake_pings(set())
-    params = dict(addresses=['10.0.1.1'], servers=[], pid_dir=str(tmp_path), ping_wait=2)
+    params = dict(addresses=['10.0.1.1'], servers=[], pid_dir=str(tmp_path), ping_wait=2, path_mtu=False)
     result = bench_preflight.preflight_result(params, run_many=run_many, listening_ports=lambda: {'tcp': [], 'udp': []})
     assert result['unanswered'] == ['10.0.1.1'] and calls[0][1] == 7
     assert result['pidfiles'] == [] and result['stop_unplanned'] == [] and result['taken'] == []
@@ -256,3 +260,95 @@ def test_the_data_path_must_be_on_the_data_interface(tmp_path):
     assert check('10.9.9.9', []) == [
         'perflab_data_address 10.9.9.9 is not an address of this host (it has 10.220.0.11, 10.220.1.11, 127.0.0.1, ::1, '
         'fe80::b82e:40ff:fe55:57d8, fe80::bcd6:16ff:fe7c:a1e4)']
+
+
+# -- the path MTU (issue 29.11) ----------------------------------------------------------------------
+class FakeLinux(object):
+    """A Linux host whose data interface has ``mtu``; its ping argv are the real ones."""
+    name = 'Linux'
+
+    def __init__(self, mtu):
+        self.mtu = mtu
+
+    ping_argv = staticmethod(host_platform.LinuxHost.ping_argv)
+
+    def interface_mtu(self, name):
+        return self.mtu if name == 'data0' else None
+
+    @staticmethod
+    def listening_ports():
+        return {'tcp': [], 'udp': []}
+
+
+def black_hole(largest):
+    """ping through a path that drops packets larger than ``largest`` bytes (payload + 28)."""
+    calls = []
+
+    def run_many(argvs, timeout):
+        if argvs[0][0] == 'ip':   # the data path check (path_problems), not a ping
+            return [ProcessResult(argv, rc=0, stdout='[]') for argv in argvs]
+        calls.append(argvs)
+        out = []
+        for argv in argvs:
+            size = int(argv[argv.index('-s') + 1]) + 28 if '-s' in argv else 84
+            out.append(ProcessResult(argv, rc=0 if size <= largest else 1))
+        return out
+    return run_many, calls
+
+
+def mtu_params(**extra):
+    return dict(dict(addresses=['10.0.1.2'], servers=[], pid_dir='/nonexistent', ping_wait=3, data_interface='data0',
+                     address_names={'10.0.1.2': 'lab2'}, path_mtu=True), **extra)
+
+
+def test_a_path_that_carries_the_mtu_passes_in_one_round():
+    run_many, calls = black_hole(9000)
+    result = bench_preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
+    assert calls[0] == [['ping', '-c', '1', '-W', '3', '10.0.1.2'],
+                        ['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '8972', '10.0.1.2']]
+    assert result['path_mtu'] == [{'address': '10.0.1.2', 'interface': 'data0', 'mtu': 9000, 'answered': {9000: True}}]
+    assert result['path_mtu_problems'] == [] and result['unanswered'] == []
+
+
+def test_an_mtu_black_hole_is_named_with_the_sizes_that_passed_and_failed():
+    run_many, calls = black_hole(1600)   # both ends at 9000, a path that drops what is above 1600 bytes
+    result = bench_preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
+    assert result['unanswered'] == []
+    assert len(calls) == 2 and ['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '1472', '10.0.1.2'] in calls[1]
+    answered = result['path_mtu'][0]['answered']
+    assert answered[9000] is False and answered[2000] is False and answered[1500] is True
+    (problem,) = result['path_mtu_problems']
+    for words in ('lab2 (10.0.1.2)', 'MTU of data0, 9000 bytes', "don't-fragment ping of 9000 bytes (payload 8972)",
+                  'largest that passed is 1500 bytes (payload 1472), 2000 bytes did not', 'MTU black hole'):
+        assert words in problem, problem
+
+
+def test_the_probe_at_1500_catches_a_smaller_path_too():
+    run_many, dummy = black_hole(1400)
+    result = bench_preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(1500))
+    assert 'largest that passed is 1400 bytes (payload 1372), 1492 bytes did not' in result['path_mtu_problems'][0]
+
+
+def test_nothing_answered_at_any_size_and_an_unanswered_address_is_not_probed_again():
+    run_many, calls = black_hole(100)
+    result = bench_preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(1500))
+    assert "no don't-fragment probe was answered (smallest tried: 576 bytes)" in result['path_mtu_problems'][0]
+    run_many, calls = black_hole(0)   # the plain ping fails: that message only, no ladder
+    result = bench_preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
+    assert result['unanswered'] == ['10.0.1.2'] and result['path_mtu_problems'] == [] and len(calls) == 1
+
+
+def test_path_mtu_off_or_mtu_unknown_probes_nothing():
+    run_many, calls = black_hole(1600)
+    result = bench_preflight.preflight_result(mtu_params(path_mtu=False), run_many=run_many, host=FakeLinux(9000))
+    assert calls == [[['ping', '-c', '1', '-W', '3', '10.0.1.2']]] and result['path_mtu'] == []
+    run_many, calls = black_hole(1600)
+    result = bench_preflight.preflight_result(mtu_params(data_interface='nope0'), run_many=run_many, host=FakeLinux(9000))
+    assert len(calls[0]) == 1 and result['path_mtu_problems'] == []
+
+
+def test_path_mtu_problem_is_pure():
+    assert preflight.path_mtu_problem('10.0.1.2', 9000, {9000: True}) is None
+    text = preflight.path_mtu_problem('fd00::2', 1500, {1500: False, 1492: True, 1400: True, 1280: True})
+    assert 'the path to fd00::2 does not carry packets of the MTU, 1500 bytes' in text
+    assert 'largest that passed is 1492 bytes (payload 1444), 1500 bytes did not' in text

@@ -260,3 +260,35 @@ def test_bad_input_fails_before_running(tools, capsys, args, msg):
     assert result['failed'] is True
     assert msg in result['msg']
     assert fake.calls == []
+
+
+def test_a_rate_far_below_the_link_is_judged_against_the_path(tools, capsys, monkeypatch):
+    # issue 29.11: through an MTU black hole a TCP test crawls; the link (given) is far faster than the result
+    from ansible_collections.perflab.network.plugins.module_utils import host_platform, nic, process, runner
+    monkeypatch.setattr(host_platform.LinuxHost, 'interface_mtu', staticmethod(lambda name: 9000))
+    # counters that account for the rate (lo is shared with this machine: rates pinned, samples real)
+    monkeypatch.setattr(nic, 'window_rates', lambda samples, window=None: (0.0, 10000000.0, [0.0, 2.0]))
+    probes = []
+
+    def with_ping(answer):
+        fake_run = process.run    # the fake tool's
+
+        def run(argv, timeout=None, **kwargs):
+            if argv[0] != 'ping':
+                return fake_run(argv, timeout, **kwargs)
+            probes.append(argv)
+            return process.ProcessResult(argv, rc=answer)
+        monkeypatch.setattr(process, 'run', run)
+
+    # the fixture's Gbit/s are below 1% of a 10 Tbit/s link
+    args = {'server': '10.201.1.2', 'duration': 2, 'link_mbps': 10000000, 'nic_interface': 'lo'}
+    tools([fixture('3.12/tcp.json')])
+    with_ping(1)
+    record = run_module(args, capsys)['perflab_result'][0]
+    assert probes == [['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '8972', '10.201.1.2']]
+    assert record['status'] == 'failed' and 'does not carry packets of the MTU' in record['error']
+    tools([fixture('3.12/tcp.json')])
+    with_ping(0)
+    record = run_module(args, capsys)['perflab_result'][0]
+    assert record['status'] == 'ok' and any('the path carries packets of the MTU' in n for n in record['notes'])
+    assert runner.probe_path(host_platform.LinuxHost, None, '10.201.1.2', None) is None   # MTU unknown: not probed
