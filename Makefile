@@ -88,8 +88,12 @@ galaxy-check:
 yamllint:
 	$(BIN)/yamllint -s .
 
+# the lab modules run INTEGRATION_WORKERS at a time (pytest-xdist; a module and its lab stay in one
+# worker): most of their time is waiting on the tests and on SSH, not on the CPU
+INTEGRATION_WORKERS ?= 2
 integration:
-	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rs -m "not vm_matrix"
+	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rs -m "not vm_matrix" \
+		$(if $(filter-out 0 1,$(INTEGRATION_WORKERS)),-n $(INTEGRATION_WORKERS) --dist loadfile) --durations=25
 
 # The VM lab matrix: Debian 11, 12 and 13 (VM_SUITES) x ifupdown, NetworkManager, systemd-networkd x
 # bond modes, on VM lab hosts (one image and one boot per suite; about 25 minutes a suite under TCG)

@@ -11,7 +11,9 @@ assertion shows in the table as well as in pytest's own report::
         case.detail = 'error recorded: connection reset'
 
 Sections: ``fault`` (survived or not), ``bad input`` (rejected cleanly or not),
-``security`` (held or not). ``conftest.pytest_terminal_summary`` prints the table.
+``security`` (held or not). ``conftest.pytest_terminal_summary`` prints the table; under
+pytest-xdist each worker hands its cases to the controller (``dump``/``load``), so the table
+is still one.
 Imported by name (tests/integration is on pytest's pythonpath) so that conftest and
 the test modules share this one ledger. The helpers the battery files share live here
 too: ``collect`` (go on after a failed case), ``check_message`` (a refusal names the
@@ -109,6 +111,16 @@ def check_role_cases(res, cases, host_checks):
             check_message(json.dumps([failed.get('msg'), failed.get('argument_errors')]), field, allowed)
             host_checks()
     assert not failures, '\n'.join(failures)
+
+
+def dump():
+    """The ledger as JSON: how a pytest-xdist worker hands its cases to the controller."""
+    return json.dumps([vars(c) for c in LEDGER])
+
+
+def load(text):
+    """Add the cases a worker dumped to this process's ledger (the controller's)."""
+    LEDGER.extend(Case(**c) for c in json.loads(text or '[]'))
 
 
 def table(ledger=None):

@@ -209,6 +209,20 @@ def run_playbook_fixture():
     return run_playbook
 
 
+def pytest_sessionfinish(session):
+    """A pytest-xdist worker hands its battery cases to the controller, which prints the one table."""
+    import battery
+    if hasattr(session.config, 'workeroutput'):
+        session.config.workeroutput['battery'] = battery.dump()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist's controller: a worker's battery cases join the ledger (the hook exists only with xdist)."""
+    import battery
+    battery.load(getattr(node, 'workeroutput', {}).get('battery'))
+
+
 def pytest_terminal_summary(terminalreporter):
     """Print the reliability and security battery's table (tests/integration/battery.py)."""
     import battery
