@@ -23,11 +23,26 @@ options:
       - V(restored) puts the recorded files back exactly (a file that did not exist is removed), drops
         every entry that is stock again and the entries named in O(forget), and removes the snapshot
         only when nothing is left. A partial restore keeps what is left and says so (RV(left), RV(msg)).
+        Every file is tried, and one that cannot be put back (an immutable file, a read-only file system) stays
+        in the snapshot with the reason (RV(unrestored)) and the others are still restored; the module does
+        not fail for it, its caller fails once everything else is back.
       - V(absent) deletes the snapshot whatever it holds (and the directories created for it when they
         are empty). V(query) only reads it.
+      - V(leftovers) only reads what earlier runs left on the host, every role at once (O(name) and
+        O(snapshot) are not used), each snapshot of C(/var/lib/perflab/<role>/) and C(/var/db/perflab/<role>/)
+        (tuning, mtu, bonding, firewall) and the firewall switched off (its C(disabled-backend) marker), in
+        RV(leftovers); those of roles not in O(expected) in RV(unexpected).
     type: str
-    choices: [present, restored, absent, query]
+    choices: [present, restored, absent, query, leftovers]
     default: present
+  expected:
+    description:
+      - With O(state=leftovers), the roles whose snapshot the caller expects and applies itself over
+        (a tuned run tuning a host an earlier tuned run left so). The firewall switched off is always unexpected.
+    type: list
+    elements: str
+    choices: [tuning, mtu, bonding, firewall]
+    default: []
   files:
     description:
       - With O(state=present), files (or directories) to record before they are changed (content,
