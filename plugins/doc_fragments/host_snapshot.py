@@ -24,8 +24,8 @@ options:
         every entry that is stock again and the entries named in O(forget), and removes the snapshot
         only when nothing is left. A partial restore keeps what is left and says so (RV(left), RV(msg)).
         Every file is tried, and one that cannot be put back (an immutable file, a read-only file system) stays
-        in the snapshot with the reason (RV(unrestored)) and the others are still restored; the module does
-        not fail for it, its caller fails once everything else is back.
+        in the snapshot with the reason (RV(unrestored)) and the others are still restored; then the module
+        fails naming each (unless O(unrestored_ok), for a caller that has more to put back first).
       - V(absent) deletes the snapshot whatever it holds (and the directories created for it when they
         are empty). V(query) only reads it.
       - V(leftovers) only reads what earlier runs left on the host, every role at once (O(name) and
@@ -71,6 +71,12 @@ options:
         whole section). They are dropped from the snapshot.
     type: dict
     default: {}
+  unrestored_ok:
+    description:
+      - With O(state=restored), do not fail when an entry could not be put back (RV(unrestored) says which
+        and why), for a role that restores its runtime values after the files and fails at the end itself.
+    type: bool
+    default: false
   legacy:
     description:
       - Files earlier versions of the roles wrote instead of this snapshot. Each that exists is taken

@@ -505,6 +505,7 @@ def argument_spec(alias=False):
         values=dict(type='dict', default={}),
         records=dict(type='dict', default={}),
         forget=dict(type='dict', default={}),
+        unrestored_ok=dict(type='bool', default=False),
         legacy=dict(type='list', elements='dict', default=[], options=dict(
             path=dict(type='path', required=True),
             section=dict(type='str', required=True, choices=list(SECTIONS)),
@@ -642,6 +643,9 @@ def run(module):
         else:
             result['diff'] = dict(before_header=path, after_header=path, before='', after=''.join(
                 'recorded %s\n' % name for name in sum(recorded.values(), []) + adopted))
+    if unrestored and not params['unrestored_ok']:
+        # everything else is restored and the snapshot keeps these: fail naming them
+        module.fail_json(**dict(result, msg='could not restore %s; %s' % (unrestored_text(unrestored), msg)))
     module.exit_json(**result)
 
 

@@ -230,9 +230,12 @@ def short(text, size=90):
     return text if len(text) <= size else text[:size - 3] + '...'
 
 
+VOLATILE = ('net.netfilter.nf_conntrack_count',)   # a counter: the default-deny firewall tracks every connection
+
+
 def sysctl_dump(lab, host):
     res = lab.ssh(host, ['sh', '-c', 'sysctl -a -r "^net\\." 2>/dev/null'], timeout=60)
-    return dict(line.split(' = ', 1) for line in res.stdout.splitlines() if ' = ' in line)
+    return dict(line.split(' = ', 1) for line in res.stdout.splitlines() if ' = ' in line and line.split(' = ')[0] not in VOLATILE)
 
 
 # -- fixtures --------------------------------------------------------------------------------------
@@ -700,10 +703,10 @@ def kill_when(run, predicate, what, timeout=300):
 
 @pytest.fixture(scope='module')
 def leftovers(lab, tmp_path_factory):
-    """One chain: stock_vs_tuned (MTU 9000) SIGKILLed in its tuned half; a plain benchmark.yml (refused);
-    lab1's sysctl.d file made immutable and a run restoring the leftovers first (the revert half fails);
-    chattr -i and a run restoring first with the firewall switched off, SIGKILLed after its first record;
-    a plain benchmark.yml (refused: unfiltered hosts); revert.yml (the firewall back)."""
+    """One chain of short runs: stock_vs_tuned (MTU 9000) SIGKILLed in its tuned half; a plain benchmark.yml
+    (refused); lab1's sysctl.d file made immutable and a run restoring the leftovers first (lab1's revert half
+    fails: refused); chattr -i and a run restoring first with the firewall switched off, SIGKILLed once both
+    hosts are unfiltered; a plain run restoring first (the firewall back on), measured through it."""
     tmp = tmp_path_factory.mktemp('leftovers')
     suite = write_suite(tmp, 'faults-left', [{'tool': 'nuttcp', 'test': 'tcp_stream'}])
     hosts = ('lab1', 'lab2')
@@ -716,8 +719,8 @@ def leftovers(lab, tmp_path_factory):
                      extra={'perflab_tuned_mtu': 9000})
     kill_when(svt, lambda: svt.records() and all(snapshot_of(h, 'mtu') for h in hosts)
               and all(data_mtu(lab, h) == 9000 for h in hosts), 'the tuned half at MTU 9000')
-    host_sh(lab, 'lab1', 'pkill -KILL -x python3; true')   # a module the killed controller left
-    host_sh(lab, 'lab2', 'pkill -KILL -x python3; true')
+    for host in hosts:
+        host_sh(lab, host, 'pkill -KILL -x python3; true')   # a module the killed controller left
     data.update(svt=svt, tuned=dict((h, sysctl_dump(lab, h)) for h in hosts),
                 tuned_mtu=dict((h, data_mtu(lab, h)) for h in hosts))
     # 2. the next plain run
@@ -734,18 +737,16 @@ def leftovers(lab, tmp_path_factory):
         data['file_kept'] = on_host('lab1', SYSCTL_FILE).exists()
     finally:
         host_sh(lab, 'lab1', 'chattr -i %s 2>/dev/null; true' % SYSCTL_FILE, timeout=60)
-    # 4. restore first again (the file now goes), run with the firewall off, killed after its first record
+    # 4. restore first again (the file now goes), the firewall off, killed once both hosts are unfiltered
     marker = [on_host(h, '/var/lib/perflab/firewall/disabled-backend') for h in hosts]
-    off = start_play(lab, tmp, 'itfault-left-off', suite=write_suite(tmp, 'faults-left-off', [
-        {'tool': 'nuttcp', 'test': 'tcp_stream'}, {'tool': 'iperf3', 'test': 'tcp_stream', 'parallel': [1]}]),
-        extra={'perflab_restore_leftovers': True, 'perflab_firewall_mode': 'disabled'})
-    kill_when(off, lambda: off.records() and all(p.exists() for p in marker), 'the first record with the firewall off')
-    data.update(off=off, off_records=off.records(), filtered_after_off=[filtered(lab, h) for h in hosts],
-                after_off=dict((h, (data_mtu(lab, h), sysctl_dump(lab, h))) for h in hosts))
-    # 5. the next plain run, 6. revert.yml
-    data['plain2'] = play(lab, tmp, 'itfault-left-plain2', suite=suite, timeout=300)
-    data['unfiltered_after_plain2'] = [not filtered(lab, h) for h in hosts]
-    data['revert'] = play(lab, tmp, 'itfault-left-revert', playbook='playbooks/revert.yml', timeout=300)
+    off = start_play(lab, tmp, 'itfault-left-off', suite=suite,
+                     extra={'perflab_restore_leftovers': True, 'perflab_firewall_mode': 'disabled'})
+    kill_when(off, lambda: all(p.exists() for p in marker) and not any(filtered(lab, h) for h in hosts),
+              'both firewalls off')
+    data.update(off=off, filtered_after_off=[filtered(lab, h) for h in hosts], file_after_off=on_host('lab1', SYSCTL_FILE).exists(),
+                after_off=dict((h, (data_mtu(lab, h), sysctl_dump(lab, h), snapshot_of(h, 'tuning'))) for h in hosts))
+    # 5. the next plain run, restoring first: the firewall back on, then the test through its openings
+    data['plain2'] = play(lab, tmp, 'itfault-left-plain2', suite=suite, timeout=300, extra={'perflab_restore_leftovers': True})
     data['end'] = dict((h, (filtered(lab, h), [r for r in ('tuning', 'mtu', 'firewall') if snapshot_of(h, r)],
                             on_host(h, '/var/lib/perflab/firewall/disabled-backend').exists(), sysctl_dump(lab, h),
                             data_mtu(lab, h))) for h in hosts)
@@ -793,6 +794,7 @@ def test_immutable_sysctl_file_during_the_revert(request):
         assert stuck.proc.returncode != 0 and found, out[-3000:]
         assert contains(out, 'files:%s ([Errno 1] Operation not permitted)' % SYSCTL_FILE), out[-3000:]
         assert contains(out, 'Restoring what an earlier run left on lab1: tuning snapshot')
+        assert contains(out, 'Refused: what an earlier run left could not all be put back on lab1'), out[-3000:]
         # the runtime values and the MTU are back; only the file is left, and the snapshot keeps it
         assert not differences(data['stock']['lab1'], sysctls1), differences(data['stock']['lab1'], sysctls1)
         assert mtu1 == data['stock_mtu']['lab1'] and mtu_snap1 is None
@@ -812,15 +814,20 @@ def test_immutable_sysctl_file_during_the_revert(request):
 def test_killed_tuned_study_restored_first(request):
     with battery.case('fault', 'killed tuned study restored before measuring (perflab_restore_leftovers)') as case:
         data = request.getfixturevalue('leftovers')
-        off, records = data['off'], data['off_records']
-        case.lost = off.lost()
-        case.detail = 'restored first, then %d record(s) at MTU %s labelled %s' % (
-            len(records), data['after_off']['lab1'][0], ', '.join(sorted(set(r['config'] for r in records))))
-        assert records and all(r['config'].endswith(' stock') for r in records), records
-        assert all(r['status'] == 'ok' for r in records), records
-        for host in ('lab1', 'lab2'):
-            mtu, sysctls = data['after_off'][host]
-            assert mtu == data['stock_mtu'][host] and not differences(data['stock'][host], sysctls)
+        stuck, off = ' '.join(data['stuck'].output().split()), ' '.join(data['off'].output().split())
+        records = data['plain2'].records()
+        case.lost = data['plain2'].lost()
+        case.detail = 'said which (tuning, mtu per host), restored, then %s at MTU %s' % (
+            ', '.join('%s %s' % (r['config'], r['status']) for r in records), data['end']['lab1'][4])
+        for host in ('lab1', 'lab2'):   # said which, before anything else changed
+            assert contains(stuck, 'Restoring what an earlier run left on %s: tuning snapshot /var/lib/perflab/tuning/stock.json' % host)
+            assert contains(stuck, 'mtu snapshot /var/lib/perflab/mtu/stock.json'), stuck[-3000:]
+        assert contains(off, 'Restoring what an earlier run left on lab1: tuning snapshot') and contains(off, 'files %s' % SYSCTL_FILE)
+        for host in ('lab1', 'lab2'):   # stock again before the run measured anything
+            mtu, sysctls, tuning = data['after_off'][host]
+            assert mtu == data['stock_mtu'][host] and tuning is None and not differences(data['stock'][host], sysctls)
+        assert not data['file_after_off']
+        assert records and all(r['config'].endswith(' stock') and r['status'] == 'ok' for r in records), records
         assert case.lost == 0
 
 
@@ -828,19 +835,17 @@ def test_killed_firewall_disabled_run_then_a_normal_run(request):
     with battery.case('fault', 'run with the firewall off killed (SIGKILL), then benchmark.yml') as case:
         data = request.getfixturevalue('leftovers')
         plain, out = data['plain2'], ' '.join(data['plain2'].output().split())
-        revert = data['revert']
-        case.lost = data['off'].lost()
-        case.detail = 'refused (%s); revert.yml rc %s put the firewall back; chain %.0f s' % (
-            short(re.search(r'firewall: the \S+ firewall switched off', out).group(0) if 'switched off' in out else '?', 50),
-            revert.proc.returncode, data['seconds'])
+        case.lost = data['off'].lost() + plain.lost()
+        found = re.search(r'Restoring what an earlier run left on lab1: (firewall: the \S+ firewall switched off)', out)
+        case.detail = 'the next run restored first (%s), then measured through it: %s; chain %.0f s' % (
+            found.group(1) if found else '?', ', '.join(r['status'] for r in plain.records()), data['seconds'])
         assert data['filtered_before'] == [True, True]
         assert data['filtered_after_off'] == [False, False]          # what the killed run left: unfiltered hosts
-        assert plain.proc.returncode != 0, out[-3000:]
         for host in ('lab1', 'lab2'):
-            assert contains(out, 'left %s changed' % host)
-        assert contains(out, 'firewall: the nftables firewall switched off (/var/lib/perflab/firewall/disabled-backend)'), out[-3000:]
-        assert not plain.records() and data['unfiltered_after_plain2'] == [True, True]
-        assert revert.proc.returncode == 0, revert.output()[-3000:]
+            assert contains(out, 'Restoring what an earlier run left on %s: firewall: the nftables firewall switched off '
+                                 '(/var/lib/perflab/firewall/disabled-backend)' % host), out[-3000:]
+        assert plain.proc.returncode == 0, out[-3000:]
+        assert plain.records() and all(r['status'] == 'ok' for r in plain.records()), plain.records()
         for host in ('lab1', 'lab2'):
             is_filtered, snaps, marker, sysctls, mtu = data['end'][host]
             assert is_filtered and not snaps and not marker, data['end'][host][:3]

@@ -171,13 +171,17 @@ def test_a_partial_restore_keeps_what_failed_and_says_why(tmp_path, immutable):
     stuck.write_text('tuned\n')
     other.write_text('tuned\n')
     immutable(stuck)
-    result = run_module(path, state='restored', forget={'sysctls': ['*']})
+    result = run_module(path, state='restored', forget={'sysctls': ['*']}, unrestored_ok=True)
     assert not result.get('failed'), result
     assert result['unrestored'] == {'files:%s' % stuck: '[Errno 1] Operation not permitted'}
     assert result['left'] == {'files': [str(stuck)]} and result['exists'] and not result['complete']
     assert 'could not be restored: files:%s ([Errno 1] Operation not permitted)' % stuck in result['msg']
     assert list(snapshots.load(path)['files']) == [str(stuck)]
     assert other.read_text() == 'stock\n'
+    # without unrestored_ok (a caller that does not look), the module fails naming it, the snapshot kept
+    failed = run_module(path, state='restored')
+    assert failed['failed'] and failed['msg'].startswith('could not restore files:%s ([Errno 1] Operation not permitted)' % stuck)
+    assert list(snapshots.load(path)['files']) == [str(stuck)]
     # once the cause is gone, the same restore completes and the snapshot goes
     subprocess.run(['chattr', '-i', str(stuck)], check=True)
     result = run_module(path, state='restored')
@@ -206,7 +210,7 @@ class _Done(Exception):
 
 def run_module(path, **params):
     args = dict(name='tuning', snapshot=path, state='present', files=[], values={}, records={}, forget={},
-                legacy=[], expected=[])
+                legacy=[], expected=[], unrestored_ok=False)
     args.update(params)
     with pytest.raises(_Done) as done:
         snapshots.run(_Module(args))
