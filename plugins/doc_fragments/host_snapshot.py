@@ -23,11 +23,26 @@ options:
       - V(restored) puts the recorded files back exactly (a file that did not exist is removed), drops
         every entry that is stock again and the entries named in O(forget), and removes the snapshot
         only when nothing is left. A partial restore keeps what is left and says so (RV(left), RV(msg)).
+        Every file is tried, and one that cannot be put back (an immutable file, a read-only file system) stays
+        in the snapshot with the reason (RV(unrestored)) and the others are still restored; then the module
+        fails naming each (unless O(unrestored_ok), for a caller that has more to put back first).
       - V(absent) deletes the snapshot whatever it holds (and the directories created for it when they
         are empty). V(query) only reads it.
+      - V(leftovers) only reads what earlier runs left on the host, every role at once (O(name) and
+        O(snapshot) are not used), each snapshot of C(/var/lib/perflab/<role>/) and C(/var/db/perflab/<role>/)
+        (tuning, mtu, bonding, firewall) and the firewall switched off (its C(disabled-backend) marker), in
+        RV(leftovers); those of roles not in O(expected) in RV(unexpected).
     type: str
-    choices: [present, restored, absent, query]
+    choices: [present, restored, absent, query, leftovers]
     default: present
+  expected:
+    description:
+      - With O(state=leftovers), the roles whose snapshot the caller expects and applies itself over
+        (a tuned run tuning a host an earlier tuned run left so). The firewall switched off is always unexpected.
+    type: list
+    elements: str
+    choices: [tuning, mtu, bonding, firewall]
+    default: []
   files:
     description:
       - With O(state=present), files (or directories) to record before they are changed (content,
@@ -56,6 +71,12 @@ options:
         whole section). They are dropped from the snapshot.
     type: dict
     default: {}
+  unrestored_ok:
+    description:
+      - With O(state=restored), do not fail when an entry could not be put back (RV(unrestored) says which
+        and why), for a role that restores its runtime values after the files and fails at the end itself.
+    type: bool
+    default: false
   legacy:
     description:
       - Files earlier versions of the roles wrote instead of this snapshot. Each that exists is taken

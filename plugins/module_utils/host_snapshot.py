@@ -375,38 +375,120 @@ def remove_legacy(paths):
                 raise
 
 
+def _failure(exc):
+    """Why a file could not be put back, in the host's own words ([Errno 1] Operation not permitted...)."""
+    if isinstance(exc, (IOError, OSError)) and exc.strerror:
+        return '[Errno %s] %s' % (exc.errno, exc.strerror)
+    return str(exc)
+
+
 def restore_files(snap, wanted, check_mode=False):
     """Put the recorded files in ``wanted`` back (all recorded files when empty).
 
-    Returns (lines, stock): one line per file changed, and the paths that are
-    as recorded afterwards (would be, in check mode)."""
+    Every file is tried: one that cannot be put back (an immutable file, a read-only
+    file system) does not stop the others. Returns (lines, stock, failed): one line per
+    file changed, the paths that are as recorded afterwards (would be, in check mode),
+    and path -> why it could not be put back (those stay in the snapshot)."""
     wanted = list(wanted or snap['files'])
     for path in wanted:
         if path not in snap['files']:
             raise SnapshotError('%s is not recorded in the snapshot' % path)
-    lines, stock = [], []
+    lines, stock, failed = [], [], {}
     # Children before parents when removing, parents before children when creating.
-    for path in sorted(wanted, key=len, reverse=True):
+    order = ([p for p in sorted(wanted, key=len, reverse=True) if not snap['files'][p].get('exists')]
+             + [p for p in sorted(wanted, key=len) if snap['files'][p].get('exists')])
+    for path in order:
         entry = snap['files'][path]
-        if entry.get('exists'):
+        try:
+            line = None
+            if not file_matches(path, entry):
+                if check_mode:
+                    line = ('restored %s' if entry.get('exists') else 'removed %s') % path
+                else:
+                    line = restore_file(path, entry)
+        except (IOError, OSError, SnapshotError) as exc:
+            failed[path] = _failure(exc)
             continue
-        line = None
-        if not file_matches(path, entry):
-            line = 'removed %s' % path if check_mode else restore_file(path, entry)
-            if line:
-                lines.append(line)
+        if line:
+            lines.append(line)
         if check_mode or not (line or '').startswith('kept '):
             stock.append(path)
-    for path in sorted(wanted, key=len):
-        entry = snap['files'][path]
-        if not entry.get('exists'):
-            continue
-        if not file_matches(path, entry):
-            line = 'restored %s' % path if check_mode else restore_file(path, entry)
-            if line:
-                lines.append(line)
-        stock.append(path)
-    return lines, stock
+    return lines, stock, failed
+
+
+def unrestored_text(unrestored):
+    """One line for the entries that could not be put back: 'files:/etc/x ([Errno 1] ...); ...'."""
+    return '; '.join('%s (%s)' % (key, why) for key, why in sorted(unrestored.items()))
+
+
+# ------------------------------------------------------------- leftovers
+# What an earlier run left on a host: every role's snapshot (and the firewall switched off),
+# found by the study's preflight before anything changes (playbooks/stages/preflight.yml).
+LEFTOVER_BASES = (BASE_DIR, '/var/db/perflab')   # Linux; FreeBSD's bonding and firewall
+SNAPSHOT_NAME_RE = re.compile(r'^stock(-[A-Za-z0-9_.:@-]+)?\.json$')
+FIREWALL_DISABLED = 'disabled-backend'   # the firewall role's marker of a firewall it switched off
+
+
+def _some(items, limit=4):
+    items = list(items)
+    text = ', '.join(str(item) for item in items[:limit])
+    return text + (', ... (%d in all)' % len(items) if len(items) > limit else '')
+
+
+def leftover_text(entry):
+    """What one leftover holds, in a line: 'tuning snapshot /var/lib/perflab/tuning/stock.json
+    (since ...): sysctls net.core.rmem_max, ...; files /etc/sysctl.d/90-perflab-tuning.conf'."""
+    if entry.get('disabled'):
+        return 'firewall: the %s firewall switched off (%s)' % (entry['disabled'], entry['path'])
+    if entry.get('error'):
+        return '%s snapshot %s: %s' % (entry['role'], entry['path'], entry['error'])
+    parts = []
+    for section, keys in sorted(entry['left'].items()):
+        if section == 'values':
+            keys = ['%s=%s' % (key, entry['values'][key]) for key in keys]
+        parts.append('%s %s' % (section, _some(keys)))
+    return '%s snapshot %s (since %s): %s' % (entry['role'], entry['path'], entry.get('created_at') or '?',
+                                              '; '.join(parts) or 'empty')
+
+
+def find_leftovers(bases=LEFTOVER_BASES, namespaces=NAMESPACES):
+    """Every snapshot of the config roles on this host and the firewall switched off, as
+    [{role, path, created_at, left, values, text}] (``disabled``: the backend switched off;
+    ``error``: a snapshot that cannot be read, a leftover all the same)."""
+    found = []
+    for base in bases:
+        for namespace in namespaces:
+            directory = os.path.join(base, namespace)
+            try:
+                names = sorted(os.listdir(directory))
+            except OSError as exc:
+                if exc.errno in (2, 20):
+                    continue
+                raise SnapshotError('cannot list %s: %s' % (directory, _failure(exc)))
+            for name in names:
+                path = os.path.join(directory, name)
+                entry = {'role': namespace, 'path': path}
+                if namespace == 'firewall' and name == FIREWALL_DISABLED:
+                    try:
+                        with open(path) as handle:
+                            entry['disabled'] = handle.read().strip() or 'unknown'
+                    except (IOError, OSError) as exc:
+                        entry['disabled'] = 'unknown (%s)' % _failure(exc)
+                elif SNAPSHOT_NAME_RE.match(name):
+                    try:
+                        snap = load(path)
+                    except SnapshotError as exc:
+                        entry['error'] = str(exc)
+                    else:
+                        if snap is None or is_empty(snap):
+                            continue
+                        entry.update(created_at=snap.get('created_at'), left=left(snap),
+                                     values=dict(snap.get('values') or {}))
+                else:
+                    continue
+                entry['text'] = leftover_text(entry)
+                found.append(entry)
+    return found
 
 
 # ---------------------------------------------------------------- the modules
@@ -417,11 +499,13 @@ def argument_spec(alias=False):
     spec = dict(
         name=dict(type='str', aliases=['role']),
         snapshot=dict(type='path'),
-        state=dict(type='str', choices=['present', 'restored', 'absent', 'query'], default='present'),
+        state=dict(type='str', choices=['present', 'restored', 'absent', 'query', 'leftovers'], default='present'),
+        expected=dict(type='list', elements='str', default=[], choices=list(NAMESPACES)),
         files=dict(type='list', elements='path', default=[]),
         values=dict(type='dict', default={}),
         records=dict(type='dict', default={}),
         forget=dict(type='dict', default={}),
+        unrestored_ok=dict(type='bool', default=False),
         legacy=dict(type='list', elements='dict', default=[], options=dict(
             path=dict(type='path', required=True),
             section=dict(type='str', required=True, choices=list(SECTIONS)),
@@ -433,9 +517,14 @@ def argument_spec(alias=False):
     if alias:
         spec['name']['default'] = 'tuning'
         spec['snapshot']['default'] = default_path('tuning')
-    else:
-        spec['name']['required'] = True
     return spec
+
+
+def required_if(alias=False):
+    """name is needed by every state but leftovers (which looks at every namespace)."""
+    if alias:
+        return []
+    return [('state', state, ['name']) for state in ('present', 'restored', 'absent', 'query')]
 
 
 def _empty_recorded(params=None):
@@ -466,6 +555,9 @@ def run(module):
     """The whole module: one snapshot, per state."""
     params = module.params
     check = module.check_mode
+    if params['state'] == 'leftovers':
+        leftovers(module)
+        return
     try:
         path = params['snapshot'] or default_path(params['name'])
         if not NAMESPACE_RE.match(params['name']):
@@ -478,7 +570,7 @@ def run(module):
         legacy_found, adopted = adopt(candidate, params['legacy'])
         if legacy_found:
             snap = candidate
-        recorded, restored, forgotten, msg = _empty_recorded(), [], [], ''
+        recorded, restored, forgotten, unrestored, msg = _empty_recorded(), [], [], {}, ''
         changed = bool(legacy_found) and state in ('present', 'restored', 'absent')
         if state == 'present':
             snap, recorded = _present(params, snap, check)
@@ -502,9 +594,10 @@ def run(module):
                 for key in params['files']:
                     if key not in snap['files']:
                         raise SnapshotError('%s is not recorded in the snapshot %s' % (key, path))
-                restored, stock = restore_files(snap, params['files'], check)
+                restored, stock, failed = restore_files(snap, params['files'], check)
                 for key in stock:
                     del snap['files'][key]
+                unrestored = dict(('files:%s' % key, why) for key, why in failed.items())
                 for section, keys in params['forget'].items():
                     forgotten.extend('%s:%s' % (section, key) for key in forget(snap, section, keys or []))
                 changed = changed or bool(restored or stock or forgotten)
@@ -518,6 +611,8 @@ def run(module):
                 if exists:
                     msg = 'partial restore: %s kept with what is left to restore (%s)' % (
                         path, '; '.join('%s: %s' % (section, ', '.join(keys)) for section, keys in sorted(left(snap).items())))
+                    if unrestored:
+                        msg += '; could not be restored: %s' % unrestored_text(unrestored)
                 else:
                     msg = 'restored: %s removed (the host is stock again)' % path
                     snap = None
@@ -537,7 +632,7 @@ def run(module):
 
     remaining = left(snap) if exists else {}
     result = dict(changed=changed, path=path, exists=exists, snapshot=describe(snap), recorded=recorded,
-                  restored=restored, forgotten=forgotten, adopted=adopted, left=remaining,
+                  restored=restored, forgotten=forgotten, adopted=adopted, left=remaining, unrestored=unrestored,
                   complete=not exists, msg=msg)
     if module._diff and changed:
         if state == 'absent':
@@ -548,10 +643,26 @@ def run(module):
         else:
             result['diff'] = dict(before_header=path, after_header=path, before='', after=''.join(
                 'recorded %s\n' % name for name in sum(recorded.values(), []) + adopted))
+    if unrestored and not params['unrestored_ok']:
+        # everything else is restored and the snapshot keeps these: fail naming them
+        module.fail_json(**dict(result, msg='could not restore %s; %s' % (unrestored_text(unrestored), msg)))
     module.exit_json(**result)
+
+
+def leftovers(module):
+    """state=leftovers: what earlier runs left on this host (read only); ``expected`` names the
+    roles the caller applies itself over their snapshot, the others are ``unexpected``."""
+    try:
+        found = find_leftovers()
+    except SnapshotError as exc:
+        module.fail_json(msg=str(exc))
+    expected = module.params['expected']
+    unexpected = [entry['text'] for entry in found if entry.get('disabled') or entry['role'] not in expected]
+    msg = ('; '.join(entry['text'] for entry in found) if found else 'nothing left by an earlier run')
+    module.exit_json(changed=False, leftovers=found, unexpected=unexpected, msg=msg)
 
 
 def main(alias=False):
     from ansible.module_utils.basic import AnsibleModule
-    module = AnsibleModule(argument_spec=argument_spec(alias), supports_check_mode=True)
+    module = AnsibleModule(argument_spec=argument_spec(alias), required_if=required_if(alias), supports_check_mode=True)
     run(module)

@@ -48,8 +48,8 @@ options:
     description:
       - The role namespace (V(tuning), V(mtu), V(bonding), V(firewall)), the label stored in a new
         snapshot and the directory of its default path.
+      - Required, but with O(state=leftovers).
     type: str
-    required: true
     aliases: [role]
 seealso:
   - module: perflab.network.tuning_snapshot
@@ -85,6 +85,12 @@ EXAMPLES = r'''
     forget:
       values: ['*']
   register: mtu_restore
+
+- name: Find what an earlier run left (every role's snapshot, a firewall switched off)
+  perflab.network.host_snapshot:
+    state: leftovers
+    expected: [tuning]
+  register: leftovers
 
 - name: Forget the snapshot whatever it holds
   perflab.network.host_snapshot:
@@ -149,8 +155,36 @@ complete:
   returned: always
   type: bool
   sample: false
+unrestored:
+  description:
+    - With O(state=restored), the entries that could not be put back, as C(section:key) to the reason
+      (they stay in the snapshot; the others were restored).
+  returned: always
+  type: dict
+  sample: {"files:/etc/sysctl.d/90-perflab-tuning.conf": "[Errno 1] Operation not permitted"}
+leftovers:
+  description:
+    - With O(state=leftovers), what earlier runs left on the host, one entry per snapshot (C(role), C(path),
+      C(created_at), C(left), C(values), C(text)) or firewall switched off (C(role), C(path), C(disabled) the
+      backend, C(text)); C(error) when a snapshot cannot be read.
+  returned: when O(state=leftovers)
+  type: list
+  elements: dict
+  sample:
+    - role: mtu
+      path: /var/lib/perflab/mtu/stock.json
+      created_at: "2025-01-01T12:00:00Z"
+      left: {values: ["mtu:data0", stack]}
+      values: {"mtu:data0": 1500, stack: ifupdown}
+      text: "mtu snapshot /var/lib/perflab/mtu/stock.json (since 2025-01-01T12:00:00Z): values mtu:data0=1500, stack=ifupdown"
+unexpected:
+  description: With O(state=leftovers), the text of each leftover of a role not in O(expected) (and of a firewall switched off).
+  returned: when O(state=leftovers)
+  type: list
+  elements: str
+  sample: ["firewall: the nftables firewall switched off (/var/lib/perflab/firewall/disabled-backend)"]
 msg:
-  description: With O(state=restored), whether the snapshot went or what is left in it.
+  description: With O(state=restored), whether the snapshot went or what is left in it; with O(state=leftovers), the leftovers.
   returned: always
   type: str
   sample: "partial restore: /var/lib/perflab/tuning/stock.json kept with what is left to restore (sysctls: net.ipv4.tcp_rmem)"

@@ -133,6 +133,11 @@ complete:
   returned: always
   type: bool
   sample: false
+unrestored:
+  description: With O(state=restored), the entries that could not be put back, as C(section:key) to the reason (kept in the snapshot).
+  returned: always
+  type: dict
+  sample: {"files:/etc/sysctl.d/90-perflab-tuning.conf": "[Errno 1] Operation not permitted"}
 msg:
   description: With O(state=restored), whether the snapshot went or what is left in it.
   returned: always

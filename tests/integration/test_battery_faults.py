@@ -10,7 +10,9 @@ no test server is left running, and stock comes back (revert or the next preflig
 To stay within a few minutes, runs are shared: run A breaks three tools' servers in
 three different ways (one case each), run B hangs a server, takes the client's data
 link down and kills the client's SSH session (three cases, then one resume run), and
-the SIGINT, SIGTERM and resume runs are one chain on one run id.
+the SIGINT, SIGTERM and resume runs are one chain on one run id, and the leftovers of killed
+runs (a tuned stock_vs_tuned, a run with the firewall switched off, an immutable file in the way
+of the revert) are one chain of short runs. The hosts run a default-deny firewall (as `make lab`).
 """
 from __future__ import annotations
 
@@ -228,15 +230,20 @@ def short(text, size=90):
     return text if len(text) <= size else text[:size - 3] + '...'
 
 
+VOLATILE = ('net.netfilter.nf_conntrack_count',)   # a counter: the default-deny firewall tracks every connection
+
+
 def sysctl_dump(lab, host):
     res = lab.ssh(host, ['sh', '-c', 'sysctl -a -r "^net\\." 2>/dev/null'], timeout=60)
-    return dict(line.split(' = ', 1) for line in res.stdout.splitlines() if ' = ' in line)
+    return dict(line.split(' = ', 1) for line in res.stdout.splitlines() if ' = ' in line and line.split(' = ')[0] not in VOLATILE)
 
 
 # -- fixtures --------------------------------------------------------------------------------------
 @pytest.fixture(scope='module')
 def lab(lab_factory, tmp_path_factory):
-    lab = lab_factory(NAME, hosts=2, mgmt=MGMT, data=DATA)
+    # the hosts drop inbound traffic as `make lab`'s do: every run passes only through the openings of its
+    # firewall stage (a run that opened nothing, or closed what another opened, shows here)
+    lab = lab_factory(NAME, hosts=2, mgmt=MGMT, data=DATA, firewall='default-deny')
     # the tools once for the whole module (every run below passes perflab_install_tools=false)
     tmp = tmp_path_factory.mktemp('tools')
     res = subprocess.run([str(BIN / 'ansible'), 'perflab_lab', '-i', str(lab.inventory),
@@ -660,3 +667,188 @@ def test_results_dir_fills_up(lab, tmp_path):
             assert case.lost == 0
         finally:
             subprocess.run(['umount', str(mount)], check=False, timeout=30)
+
+
+# -- leftovers of killed runs ----------------------------------------------------------------------
+SYSCTL_FILE = '/etc/sysctl.d/90-perflab-tuning.conf'
+
+
+def on_host(host, path):
+    """A file of a lab host, seen from the controller (its overlay's upper layer)."""
+    return STATE / host / 'upper' / path.lstrip('/')
+
+
+def snapshot_of(host, role):
+    path = on_host(host, '/var/lib/perflab/%s/stock.json' % role)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def data_mtu(lab, host):
+    return int(lab.ssh(host, ['cat', '/sys/class/net/data0/mtu'], timeout=60, check=True).stdout)
+
+
+def filtered(lab, host):
+    """Whether the host's default-deny firewall is loaded (its input chain drops by default)."""
+    return 'policy drop' in lab.ssh(host, ['nft', 'list', 'ruleset'], timeout=60, check=True).stdout
+
+
+def kill_when(run, predicate, what, timeout=300):
+    """SIGKILL the whole play once predicate holds: no `always`, no cleanup, as a lost controller."""
+    try:
+        wait_until(predicate, timeout, what, run=run, interval=0.3)
+    finally:
+        os.killpg(run.proc.pid, signal.SIGKILL)
+        run.proc.wait(timeout=30)
+
+
+@pytest.fixture(scope='module')
+def leftovers(lab, tmp_path_factory):
+    """One chain of short runs: stock_vs_tuned (MTU 9000) SIGKILLed in its tuned half; a plain benchmark.yml
+    (refused); lab1's sysctl.d file made immutable and a run restoring the leftovers first (lab1's revert half
+    fails: refused); chattr -i and a run restoring first with the firewall switched off, SIGKILLed once both
+    hosts are unfiltered; a plain run restoring first (the firewall back on), measured through it."""
+    tmp = tmp_path_factory.mktemp('leftovers')
+    suite = write_suite(tmp, 'faults-left', [{'tool': 'nuttcp', 'test': 'tcp_stream'}])
+    hosts = ('lab1', 'lab2')
+    data = {'tmp': tmp, 'stock': dict((h, sysctl_dump(lab, h)) for h in hosts),
+            'stock_mtu': dict((h, data_mtu(lab, h)) for h in hosts), 'filtered_before': [filtered(lab, h) for h in hosts]}
+    assert not any(snapshot_of(h, r) for h in hosts for r in ('tuning', 'mtu')), 'a snapshot is there already'
+    started = time.monotonic()
+    # 1. the study killed once both hosts are at MTU 9000 (tuned, after the stock half's record)
+    svt = start_play(lab, tmp, 'itfault-left-svt', suite=suite, playbook='playbooks/stock_vs_tuned.yml',
+                     extra={'perflab_tuned_mtu': 9000})
+    kill_when(svt, lambda: svt.records() and all(snapshot_of(h, 'mtu') for h in hosts)
+              and all(data_mtu(lab, h) == 9000 for h in hosts), 'the tuned half at MTU 9000')
+    for host in hosts:
+        host_sh(lab, host, 'pkill -KILL -x python3; true')   # a module the killed controller left
+    data.update(svt=svt, tuned=dict((h, sysctl_dump(lab, h)) for h in hosts),
+                tuned_mtu=dict((h, data_mtu(lab, h)) for h in hosts))
+    # 2. the next plain run
+    data['plain'] = play(lab, tmp, 'itfault-left-plain', suite=suite, timeout=300)
+    data['after_plain'] = dict((h, (data_mtu(lab, h), sysctl_dump(lab, h))) for h in hosts)
+    # 3. lab1's sysctl.d file immutable, a run that restores the leftovers first
+    data['persisted'] = on_host('lab1', SYSCTL_FILE).exists()
+    host_sh(lab, 'lab1', 'chattr +i %s' % SYSCTL_FILE, timeout=60)
+    try:
+        data['stuck'] = play(lab, tmp, 'itfault-left-stuck', suite=suite, timeout=300,
+                             extra={'perflab_restore_leftovers': True})
+        data['after_stuck'] = dict((h, (data_mtu(lab, h), sysctl_dump(lab, h), snapshot_of(h, 'tuning'), snapshot_of(h, 'mtu')))
+                                   for h in hosts)
+        data['file_kept'] = on_host('lab1', SYSCTL_FILE).exists()
+    finally:
+        host_sh(lab, 'lab1', 'chattr -i %s 2>/dev/null; true' % SYSCTL_FILE, timeout=60)
+    # 4. restore first again (the file now goes), the firewall off, killed once both hosts are unfiltered
+    marker = [on_host(h, '/var/lib/perflab/firewall/disabled-backend') for h in hosts]
+    off = start_play(lab, tmp, 'itfault-left-off', suite=suite,
+                     extra={'perflab_restore_leftovers': True, 'perflab_firewall_mode': 'disabled'})
+    kill_when(off, lambda: all(p.exists() for p in marker) and not any(filtered(lab, h) for h in hosts),
+              'both firewalls off')
+    data.update(off=off, filtered_after_off=[filtered(lab, h) for h in hosts], file_after_off=on_host('lab1', SYSCTL_FILE).exists(),
+                after_off=dict((h, (data_mtu(lab, h), sysctl_dump(lab, h), snapshot_of(h, 'tuning'))) for h in hosts))
+    # 5. the next plain run, restoring first: the firewall back on, then the test through its openings
+    data['plain2'] = play(lab, tmp, 'itfault-left-plain2', suite=suite, timeout=300, extra={'perflab_restore_leftovers': True})
+    data['end'] = dict((h, (filtered(lab, h), [r for r in ('tuning', 'mtu', 'firewall') if snapshot_of(h, r)],
+                            on_host(h, '/var/lib/perflab/firewall/disabled-backend').exists(), sysctl_dump(lab, h),
+                            data_mtu(lab, h))) for h in hosts)
+    data['left'] = tool_processes(lab)
+    data['seconds'] = time.monotonic() - started
+    return data
+
+
+def differences(before, after):
+    return sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+
+
+def test_killed_tuned_study_then_a_plain_run_is_refused(request):
+    with battery.case('fault', 'stock_vs_tuned killed (SIGKILL) in its tuned half, then benchmark.yml') as case:
+        data = request.getfixturevalue('leftovers')
+        plain, out = data['plain'], ' '.join(data['plain'].output().split())
+        case.lost = data['svt'].lost()
+        found = re.search(r'Refused before any change[^"]*', out)
+        case.detail = 'refused: %s' % short(found.group(0) if found else out[-200:], 110)
+        assert data['tuned_mtu'] == {'lab1': 9000, 'lab2': 9000}, data['tuned_mtu']
+        assert all(differences(data['stock'][h], data['tuned'][h]) for h in ('lab1', 'lab2'))   # left tuned
+        assert plain.proc.returncode != 0, out[-3000:]
+        for host in ('lab1', 'lab2'):
+            assert contains(out, 'an earlier run (killed before its cleanup, or a tuned run not reverted) left %s changed'
+                            % host), out[-3000:]
+        assert contains(out, 'tuning snapshot /var/lib/perflab/tuning/stock.json') and contains(out, 'sysctls net.')
+        assert contains(out, 'mtu snapshot /var/lib/perflab/mtu/stock.json') and contains(out, 'mtu:data0=%d' % data['stock_mtu']['lab1'])
+        assert contains(out, 'perflab_restore_leftovers=true') and contains(out, 'playbooks/revert.yml')
+        assert not plain.records()                                # nothing measured under a wrong label
+        ran = [e['name'] for e in plain.events() if e.get('event') == 'task']
+        assert 'Open the plan\'s ports to the peers that use them' not in ran and 'Tune' not in ran, ran
+        assert data['after_plain'] == dict((h, (9000, data['tuned'][h])) for h in ('lab1', 'lab2'))   # nothing changed
+        assert case.lost == 0
+
+
+def test_immutable_sysctl_file_during_the_revert(request):
+    with battery.case('fault', 'sysctl.d file immutable (chattr +i) during the revert') as case:
+        data = request.getfixturevalue('leftovers')
+        stuck, out = data['stuck'], ' '.join(data['stuck'].output().split())
+        mtu1, sysctls1, tuning1, mtu_snap1 = data['after_stuck']['lab1']
+        case.lost = 0
+        found = re.search(r'Not everything could be put back on lab1: [^"]*', out)
+        case.detail = short(found.group(0) if found else out[-200:], 130)
+        assert data['persisted'], 'the tuned run wrote no %s' % SYSCTL_FILE
+        assert stuck.proc.returncode != 0 and found, out[-3000:]
+        assert contains(out, 'files:%s ([Errno 1] Operation not permitted)' % SYSCTL_FILE), out[-3000:]
+        assert contains(out, 'Restoring what an earlier run left on lab1: tuning snapshot')
+        assert contains(out, 'Refused: what an earlier run left could not all be put back on lab1'), out[-3000:]
+        # the runtime values and the MTU are back; only the file is left, and the snapshot keeps it
+        assert not differences(data['stock']['lab1'], sysctls1), differences(data['stock']['lab1'], sysctls1)
+        assert mtu1 == data['stock_mtu']['lab1'] and mtu_snap1 is None
+        assert tuning1 and sorted(tuning1['files']) == [SYSCTL_FILE] and not tuning1['sysctls'] and not tuning1['values']
+        assert data['file_kept']
+        # lab2 (nothing in the way) is all back
+        mtu2, sysctls2, tuning2, mtu_snap2 = data['after_stuck']['lab2']
+        assert mtu2 == data['stock_mtu']['lab2'] and tuning2 is None and mtu_snap2 is None
+        assert not differences(data['stock']['lab2'], sysctls2)
+        assert not stuck.records()
+        # after chattr -i, the next restore takes the file and the snapshot goes
+        off = ' '.join(data['off'].output().split())
+        assert contains(off, 'Restoring what an earlier run left on lab1: tuning snapshot') and contains(off, 'files %s' % SYSCTL_FILE)
+        assert not on_host('lab1', SYSCTL_FILE).exists()
+
+
+def test_killed_tuned_study_restored_first(request):
+    with battery.case('fault', 'killed tuned study restored before measuring (perflab_restore_leftovers)') as case:
+        data = request.getfixturevalue('leftovers')
+        stuck, off = ' '.join(data['stuck'].output().split()), ' '.join(data['off'].output().split())
+        records = data['plain2'].records()
+        case.lost = data['plain2'].lost()
+        case.detail = 'said which (tuning, mtu per host), restored, then %s at MTU %s' % (
+            ', '.join('%s %s' % (r['config'], r['status']) for r in records), data['end']['lab1'][4])
+        for host in ('lab1', 'lab2'):   # said which, before anything else changed
+            assert contains(stuck, 'Restoring what an earlier run left on %s: tuning snapshot /var/lib/perflab/tuning/stock.json' % host)
+            assert contains(stuck, 'mtu snapshot /var/lib/perflab/mtu/stock.json'), stuck[-3000:]
+        assert contains(off, 'Restoring what an earlier run left on lab1: tuning snapshot') and contains(off, 'files %s' % SYSCTL_FILE)
+        for host in ('lab1', 'lab2'):   # stock again before the run measured anything
+            mtu, sysctls, tuning = data['after_off'][host]
+            assert mtu == data['stock_mtu'][host] and tuning is None and not differences(data['stock'][host], sysctls)
+        assert not data['file_after_off']
+        assert records and all(r['config'].endswith(' stock') and r['status'] == 'ok' for r in records), records
+        assert case.lost == 0
+
+
+def test_killed_firewall_disabled_run_then_a_normal_run(request):
+    with battery.case('fault', 'run with the firewall off killed (SIGKILL), then benchmark.yml') as case:
+        data = request.getfixturevalue('leftovers')
+        plain, out = data['plain2'], ' '.join(data['plain2'].output().split())
+        case.lost = data['off'].lost() + plain.lost()
+        found = re.search(r'Restoring what an earlier run left on lab1: (firewall: the \S+ firewall switched off)', out)
+        case.detail = 'the next run restored first (%s), then measured through it: %s; chain %.0f s' % (
+            found.group(1) if found else '?', ', '.join(r['status'] for r in plain.records()), data['seconds'])
+        assert data['filtered_before'] == [True, True]
+        assert data['filtered_after_off'] == [False, False]          # what the killed run left: unfiltered hosts
+        for host in ('lab1', 'lab2'):
+            assert contains(out, 'Restoring what an earlier run left on %s: firewall: the nftables firewall switched off '
+                                 '(/var/lib/perflab/firewall/disabled-backend)' % host), out[-3000:]
+        assert plain.proc.returncode == 0, out[-3000:]
+        assert plain.records() and all(r['status'] == 'ok' for r in plain.records()), plain.records()
+        for host in ('lab1', 'lab2'):
+            is_filtered, snaps, marker, sysctls, mtu = data['end'][host]
+            assert is_filtered and not snaps and not marker, data['end'][host][:3]
+            assert mtu == data['stock_mtu'][host] and not differences(data['stock'][host], sysctls)
+        assert not data['left'], data['left']
+        assert case.lost == 0

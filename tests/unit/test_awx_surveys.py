@@ -146,6 +146,7 @@ NOT_ASKED = {
     'perflab_profile': 'fixed by each template (extra_vars): stock or tuned',
     'perflab_firewall_backend': "per host: auto finds each host's own; the inventory sets one that differs",
     'perflab_keep_tuned': 'stock_vs_tuned.yml only; the templates run benchmark.yml and the workflow reverts',
+    'perflab_restore_leftovers': 'what a killed job left is put back by the revert template, which names it first',
     'perflab_run_id': 'one answer would reach both workflow nodes; each job starts a run of its own',
     'perflab_run_ids': 'handed down by the workflow nodes (artifacts), not a user answer',
     'perflab_results_dir': 'the results credential injects PERFLAB_RESULTS_DIR (docs/awx.md)',

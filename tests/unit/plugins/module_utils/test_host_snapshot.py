@@ -6,6 +6,7 @@ __metaclass__ = type
 
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -117,12 +118,127 @@ def test_restore_files_says_which_are_stock(tmp_path):
     made.mkdir()
     (made / 'f').write_text('x')
     (made / 'operator').write_text('x')
-    lines, stock = snapshots.restore_files(snap, [], check_mode=True)
+    lines, stock, failed = snapshots.restore_files(snap, [], check_mode=True)
     assert conf.read_text() == 'changed\n' and sorted(stock) == sorted(snap['files'])
-    lines, stock = snapshots.restore_files(snap, [])
+    lines, stock, failed = snapshots.restore_files(snap, [])
     assert conf.read_text() == 'stock\n' and not (made / 'f').exists()
     # the directory holds a file of the operator: kept, and so still to restore
     assert 'kept directory %s: not empty' % made in lines
     assert sorted(stock) == sorted([str(conf), str(made / 'f')])
     with pytest.raises(snapshots.SnapshotError, match='not recorded'):
         snapshots.restore_files(snap, ['/etc/hostname'])
+
+
+@pytest.fixture
+def immutable():
+    """chattr +i on a real file (ext4 under pytest's tmp_path), undone after the test."""
+    made = []
+
+    def make(path):
+        if subprocess.run(['chattr', '+i', str(path)], capture_output=True, check=False).returncode != 0:
+            pytest.skip('chattr +i does not work on %s' % path)
+        made.append(path)
+    yield make
+    for path in made:
+        subprocess.run(['chattr', '-i', str(path)], check=False)
+
+
+def test_restore_files_goes_on_past_a_file_it_cannot_put_back(tmp_path, immutable):
+    stuck, other, made = tmp_path / '90-perflab.conf', tmp_path / 'other.conf', tmp_path / 'new.conf'
+    other.write_text('stock\n')
+    snap = snapshots.new_snapshot('tuning')
+    snap['files'] = dict((str(p), snapshots.capture_file(str(p))) for p in (stuck, other, made))
+    stuck.write_text('tuned\n')
+    other.write_text('tuned\n')
+    made.write_text('tuned\n')
+    immutable(stuck)
+    lines, stock, failed = snapshots.restore_files(snap, [])
+    # the others are back, the immutable one is said with the host's reason and is not stock
+    assert other.read_text() == 'stock\n' and not made.exists()
+    assert sorted(stock) == sorted([str(other), str(made)])
+    assert failed == {str(stuck): '[Errno 1] Operation not permitted'}
+    assert stuck.read_text() == 'tuned\n'
+
+
+def test_a_partial_restore_keeps_what_failed_and_says_why(tmp_path, immutable):
+    stuck, other = tmp_path / '90-perflab.conf', tmp_path / 'other.conf'
+    other.write_text('stock\n')
+    path = str(tmp_path / 'state' / 'stock.json')
+    snap = snapshots.new_snapshot('tuning')
+    snap['files'] = dict((str(p), snapshots.capture_file(str(p))) for p in (stuck, other))
+    snap['sysctls'] = {'net.core.rmem_max': '212992'}
+    snapshots.save(path, snap)
+    stuck.write_text('tuned\n')
+    other.write_text('tuned\n')
+    immutable(stuck)
+    result = run_module(path, state='restored', forget={'sysctls': ['*']}, unrestored_ok=True)
+    assert not result.get('failed'), result
+    assert result['unrestored'] == {'files:%s' % stuck: '[Errno 1] Operation not permitted'}
+    assert result['left'] == {'files': [str(stuck)]} and result['exists'] and not result['complete']
+    assert 'could not be restored: files:%s ([Errno 1] Operation not permitted)' % stuck in result['msg']
+    assert list(snapshots.load(path)['files']) == [str(stuck)]
+    assert other.read_text() == 'stock\n'
+    # without unrestored_ok (a caller that does not look), the module fails naming it, the snapshot kept
+    failed = run_module(path, state='restored')
+    assert failed['failed'] and failed['msg'].startswith('could not restore files:%s ([Errno 1] Operation not permitted)' % stuck)
+    assert list(snapshots.load(path)['files']) == [str(stuck)]
+    # once the cause is gone, the same restore completes and the snapshot goes
+    subprocess.run(['chattr', '-i', str(stuck)], check=True)
+    result = run_module(path, state='restored')
+    assert result['complete'] and result['unrestored'] == {} and not os.path.exists(path)
+    assert not stuck.exists()
+
+
+class _Module(object):
+    """The module object run() needs (its params, check mode, exit and fail)."""
+
+    def __init__(self, params):
+        self.params, self.check_mode, self._diff = params, False, False
+
+    def exit_json(self, **result):
+        raise _Done(result)
+
+    def fail_json(self, **result):
+        raise _Done(dict(result, failed=True))
+
+
+class _Done(Exception):
+    def __init__(self, result):
+        Exception.__init__(self)
+        self.result = result
+
+
+def run_module(path, **params):
+    args = dict(name='tuning', snapshot=path, state='present', files=[], values={}, records={}, forget={},
+                legacy=[], expected=[], unrestored_ok=False)
+    args.update(params)
+    with pytest.raises(_Done) as done:
+        snapshots.run(_Module(args))
+    return done.value.result
+
+
+def test_leftovers_found_per_role_with_what_they_hold(tmp_path):
+    base = tmp_path / 'perflab'
+    tuning = snapshots.new_snapshot('tuning')
+    tuning['sysctls'] = dict(('net.k%d' % i, '1') for i in range(6))
+    tuning['files'] = {'/etc/sysctl.d/90-perflab-tuning.conf': {'exists': False}}
+    snapshots.save(str(base / 'tuning' / 'stock.json'), tuning)
+    mtu = snapshots.new_snapshot('mtu')
+    mtu['values'] = {'mtu:data0': 1500, 'stack': 'ifupdown'}
+    snapshots.save(str(base / 'mtu' / 'stock.json'), mtu)
+    snapshots.save(str(base / 'bonding' / 'stock-bond0.json'), snapshots.new_snapshot('bonding'))  # empty: nothing left
+    (base / 'firewall').mkdir()
+    (base / 'firewall' / 'disabled-backend').write_text('nftables\n')
+    (base / 'firewall' / 'nftables.ruleset.restored').write_text('')   # an earlier restore's copy: not a leftover
+    (base / 'tuning' / 'guard.json').write_text('{}')                    # not a snapshot
+    found = snapshots.find_leftovers(bases=[str(base), str(tmp_path / 'none')])
+    assert [(e['role'], os.path.basename(e['path'])) for e in found] == [
+        ('tuning', 'stock.json'), ('mtu', 'stock.json'), ('firewall', 'disabled-backend')]
+    texts = [e['text'] for e in found]
+    assert texts[0].startswith('tuning snapshot %s (since ' % (base / 'tuning' / 'stock.json'))
+    assert 'files /etc/sysctl.d/90-perflab-tuning.conf; sysctls net.k0, net.k1, net.k2, net.k3, ... (6 in all)' in texts[0]
+    assert texts[1].endswith('values mtu:data0=1500, stack=ifupdown')
+    assert texts[2] == 'firewall: the nftables firewall switched off (%s)' % (base / 'firewall' / 'disabled-backend')
+    (base / 'mtu' / 'stock.json').write_text('{')
+    broken = snapshots.find_leftovers(bases=[str(base)])[1]
+    assert broken['role'] == 'mtu' and 'not valid JSON' in broken['text']
