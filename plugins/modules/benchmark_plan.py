@@ -382,8 +382,7 @@ def main():
         summary.append('pair %s: %s%s' % (pair['name'], ', '.join(ports), where))
     summary += ['skipped %s on %s->%s: %s' % (r['test_id'], r['client']['name'], r['server']['name'], r['error'])
                 for r in skipped]
-    summary += sorted(set('not run on %s->%s: %s' % (r['client']['name'], r['server']['name'], r['error'])
-                          for r in unrun))
+    summary += sorted(set(r['error'] for r in unrun))
     module.exit_json(
         changed=False, run_id=run_id, suite={'name': suite.get('name', p['suite']), 'file': path},
         runs=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped + unrun,
