@@ -59,12 +59,16 @@ def unrun_records(items, reason, done=()):
 
 def failed_host_labels(labels, pairs, failed):
     """``labels`` with one for each failed host that has none (its facts never came): its pair's other
-    host's, so that the pair's failed records stand in the column the pair would have filled."""
+    host's, else the one label of the run's other hosts, so that the pair's failed records stand in the
+    column the pair would have filled."""
     out = dict(labels)
+    # when the peer failed too: the run's label, if every labelled host carries the same one
+    shared = set(label for label in labels.values() if label)
     for pair in pairs:
         for host, peer in ((pair['client'], pair['server']), (pair['server'], pair['client'])):
             if host in failed and not labels.get(host):
-                out[host] = labels.get(peer) or '(unlabelled: %s failed)' % host
+                out[host] = labels.get(peer) or (shared.pop() if len(shared) == 1 else '(unlabelled: %s failed)' % host)
+                shared = set(label for label in labels.values() if label)
     return out
 
 

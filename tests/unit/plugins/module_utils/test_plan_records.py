@@ -79,9 +79,11 @@ def test_a_failed_hosts_pair_takes_its_peers_label_and_the_reason():
     failed = {'lab3': ''}
     with_failed = plan_records.failed_host_labels(labels, pairs, failed)
     assert with_failed == dict(labels, lab3='Debian 12 stock') and 'lab3' not in labels
-    # neither end labelled: a label that says so
-    assert plan_records.failed_host_labels({}, pairs[1:], {'lab3': '', 'lab4': 'x'}) == \
-        {'lab3': '(unlabelled: lab3 failed)', 'lab4': '(unlabelled: lab4 failed)'}
+    # neither end labelled: the run's one label, else a label that says so
+    assert plan_records.failed_host_labels({'lab1': 'T', 'lab2': 'T'}, pairs, {'lab3': '', 'lab4': 'x'}) == \
+        {'lab1': 'T', 'lab2': 'T', 'lab3': 'T', 'lab4': 'T'}
+    assert plan_records.failed_host_labels({'lab1': 'T', 'lab2': 'U'}, pairs[1:], {'lab3': '', 'lab4': 'x'}) == \
+        {'lab1': 'T', 'lab2': 'U', 'lab3': '(unlabelled: lab3 failed)', 'lab4': '(unlabelled: lab4 failed)'}
     planned, dummy = suite.build_plan(suite.expand_suite(SUITE), pairs, with_failed)
     lost = [item for item in planned if 'lab3' in (item['client'], item['server'])]
     assert len(lost) == 4 and len(planned) == 8
