@@ -25,7 +25,7 @@ import yaml
 
 import battery
 from conftest import BIN, ENV, ROOT, run_playbook
-from test_battery_faults import WITNESS_PLUGINS, read_jsonl_strict, results_of
+from test_battery_faults import WITNESS_PLUGINS, read_jsonl_strict, record_key, results_of
 
 pytestmark = pytest.mark.lab
 NAME, MGMT, DATA = 'i29h', '10.173.0.0/24', '10.173.1.0/24'
@@ -82,11 +82,10 @@ class Play:
 
     def lost(self):
         """Records the run reported (the witness) that are not in its results file."""
-        key = lambda r: (r.get('run_id'), r.get('config'), r.get('test_id'), r.get('repetition'), r.get('started_at'))
         reported = [json.loads(line) for line in self.witness.read_text().splitlines() if line.strip()] \
             if self.witness.exists() else []
-        stored = set(key(r) for r in self.records())
-        return len(set(key(r) for r in reported if r.get('test_id')) - stored)
+        stored = set(record_key(r) for r in self.records())
+        return len(set(record_key(r) for r in reported if r.get('test_id')) - stored)
 
 
 def play(lab, work, run_id, playbook='benchmark.yml', extra=None, env=None, inventories=(), suite='h29.yml',
