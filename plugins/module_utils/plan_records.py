@@ -8,6 +8,9 @@
 * ``planned_record``: the record of a plan item that did not run (skipped: its tool is
   missing; failed: a stage before the tests failed), with the test, protocol and id a run
   would give, so that the report says why.
+* ``failed_host_labels``, ``host_failure``: the label and the reason of the records of a pair whose
+  host failed before the tests (a host without python, unreachable, a failed MTU check): left out of the
+  run, its planned tests recorded failed.
 * ``server_verdict``: a test's record amended with what its server's log showed
   (bench_server state=status ``log_problems``): the tool's ``server_log_message``.
 """
@@ -22,14 +25,12 @@ from ansible_collections.perflab.network.plugins.module_utils import registry
 
 
 def item_key(item):
-    """What tells one planned run from another (test, repetition, pair)."""
-    return '%s|%s|%s|%s' % (item.get('test_id'), int(item.get('repetition') or 1), item.get('client'),
-                            item.get('server'))
+    """What tells one planned run from another: the one run key (label, pair, test, repetition)."""
+    return records.record_run_key(item)
 
 
 def record_key(record):
-    return '%s|%s|%s|%s' % (record.get('test_id'), int(record.get('repetition') or 1),
-                            (record.get('client') or {}).get('name'), (record.get('server') or {}).get('name'))
+    return records.record_run_key(record)
 
 
 def planned_record(item, status, reason, run_id=None, suite_name=None):
@@ -54,6 +55,30 @@ def unrun_records(items, reason, done=()):
     """Failed records of the ``items`` whose key is not in ``done`` (records or keys that exist already)."""
     done_keys = set(record_key(entry) if isinstance(entry, dict) else entry for entry in done)
     return [planned_record(item, 'failed', reason) for item in items if item_key(item) not in done_keys]
+
+
+def failed_host_labels(labels, pairs, failed):
+    """``labels`` with one for each failed host that has none (its facts never came): its pair's other
+    host's, else the one label of the run's other hosts, so that the pair's failed records stand in the
+    column the pair would have filled."""
+    out = dict(labels)
+    # when the peer failed too: the run's label, if every labelled host carries the same one
+    shared = set(label for label in labels.values() if label)
+    for pair in pairs:
+        for host, peer in ((pair['client'], pair['server']), (pair['server'], pair['client'])):
+            if host in failed and not labels.get(host):
+                out[host] = labels.get(peer) or (shared.pop() if len(shared) == 1 else '(unlabelled: %s failed)' % host)
+                shared = set(label for label in labels.values() if label)
+    return out
+
+
+def host_failure(lost, failed, item):
+    """Why the tests of ``item``'s pair did not run: its hosts of ``lost`` failed before the tests."""
+    reasons = ['%s failed before the tests%s' % (host, ': %s' % failed[host] if failed[host] else
+                                                  ' (it failed or became unreachable in an earlier stage: see its error above)')
+               for host in lost]
+    return 'not run: %s; the pair %s->%s was left out, the other pairs ran' % ('; '.join(reasons), item['client'],
+                                                                            item['server'])
 
 
 def server_verdict(record, servers, server_error=None):

@@ -68,6 +68,22 @@ def new_run_id(timestamp=None):
     return '%s-%s' % (stamp, binascii.hexlify(os.urandom(2)).decode('ascii'))
 
 
+def run_key(config, client, server, test_id, repetition):
+    """The one key of a run of a test (configuration, pair, test, repetition): what a resume finds
+    recorded, what a failed stage records, and (with the run id and start) a record's identity in a report."""
+    return '%s|%s|%s|%s|%d' % (config or '', client or '', server or '', test_id, int(repetition or 1))
+
+
+def record_run_key(rec, test_id=None):
+    """run_key of a record (``test_id``: its id in the current grammar, when the caller converted it)."""
+    return run_key(rec.get('config'), _side_name(rec.get('client')), _side_name(rec.get('server')),
+                   test_id if test_id is not None else rec.get('test_id'), rec.get('repetition'))
+
+
+def _side_name(side):
+    return side.get('name') if isinstance(side, dict) else side
+
+
 def _host_side(name, address, interface, mtu=None, link_mbps=None):
     side = {
         'name': name,

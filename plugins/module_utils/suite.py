@@ -13,7 +13,6 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import ipaddress
-import json
 import os
 
 from ansible_collections.perflab.network.plugins.module_utils import names
@@ -389,26 +388,85 @@ def check_explicit_ports(explicit):
         raise PlanError('; '.join(errors))
 
 
-def record_key(config, client, server, tid, repetition):
-    return '%s|%s|%s|%s|%d' % (config, client, server, tid, int(repetition))
+def recorded_keys(recorded):
+    """Run keys (record.run_key) of the runs a resumed run recorded ok already: the plan leaves them out.
+
+    recorded: the run's result records, as the report's store reads them (store.read_run).
+    """
+    return set(records.record_run_key(rec, current_test_id(rec)) for rec in recorded
+               if isinstance(rec, dict) and rec.get('status') == 'ok' and rec.get('test_id'))
 
 
-def recorded_keys(path):
-    """Keys of the tests a results file already holds with status ok (for resume)."""
-    done = set()
-    if not path or not os.path.exists(path):
-        return done
-    with open(path) as f:
-        for line in f:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue  # a line cut short by a killed run: that test runs again
-            if not isinstance(rec, dict) or rec.get('status') != 'ok' or 'test_id' not in rec:
-                continue
-            done.add(record_key(rec.get('config'), (rec.get('client') or {}).get('name'),
-                                (rec.get('server') or {}).get('name'), current_test_id(rec), rec.get('repetition', 1)))
-    return done
+def _same_value(a, b):
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) \
+            and not isinstance(b, bool):
+        return float(a) == float(b)
+    return a == b
+
+
+def _test_options(tool, options):
+    """The options that say what a test measures: a record's or a plan's, without those a pair's ports add."""
+    pair_keys = set(tool.pair_arguments(tool.plan_base()))
+    return dict((key, value) for key, value in (options or {}).items() if key not in pair_keys and value is not None)
+
+
+def _some(names, limit=3):
+    names = sorted(set(names))
+    return ', '.join(names[:limit]) + (' and %d more' % (len(names) - limit) if len(names) > limit else '')
+
+
+def resume_problems(tests, pairs, recorded, suite_name):
+    """What a resumed run would measure differently from what its results file holds, one message per
+    test parameter (suite, pairs, tests, repetitions, duration, options); empty when they match.
+
+    A resume does only what is missing: it must ask for the tests the run already measured, or the
+    run's file would mix two studies under one run id (a 2 s test kept where 5 s were asked).
+    tests: expand_suite's; pairs: make_pairs'; recorded: the run's result records (store.read_run).
+    """
+    planned = dict((t['test_id'], t) for t in tests)
+    planned_pairs = set((p['client'], p['server']) for p in pairs)
+    found = {'suite': set(), 'pairs': set(), 'tests': set(), 'repetitions': set(), 'duration': set(), 'options': set()}
+    for rec in recorded:
+        if not isinstance(rec, dict) or not rec.get('test_id'):
+            continue
+        if rec.get('suite') not in (None, suite_name):
+            found['suite'].add(str(rec['suite']))
+        client = (rec.get('client') or {}).get('name') if isinstance(rec.get('client'), dict) else None
+        server = (rec.get('server') or {}).get('name') if isinstance(rec.get('server'), dict) else None
+        if (client, server) not in planned_pairs:
+            found['pairs'].add('%s->%s' % (client, server))
+        tid = current_test_id(rec)
+        test = planned.get(tid)
+        if test is None:
+            found['tests'].add(tid)
+            continue
+        if int(rec.get('repetition') or 1) > test['repetitions']:
+            found['repetitions'].add('%s (repetition %d, %d asked now)' % (tid, int(rec['repetition']), test['repetitions']))
+        if rec.get('duration_s') is not None and not _same_value(rec['duration_s'], test['duration']):
+            found['duration'].add('%s (%g s recorded, %d s asked now)' % (tid, float(rec['duration_s']), test['duration']))
+        if rec.get('schema') == records.SCHEMA and rec.get('tool') in registry.TOOLS:
+            tool = registry.get(rec['tool'])
+            now = _test_options(tool, tool.given_options(tool.params_of(
+                test['test'], test.get('parallel_asked') or test['parallel'], test['processes'], test['options'])))
+            then = _test_options(tool, rec.get('options'))
+            differ = sorted(key for key in set(now) | set(then) if not _same_value(now.get(key), then.get(key)))
+            if differ:
+                found['options'].add('%s (%s)' % (tid, ', '.join(
+                    '%s %s recorded, %s asked now' % (key, then.get(key, 'unset'), now.get(key, 'unset'))
+                    for key in differ)))
+    problems = []
+    if found['suite']:
+        problems.append('suite: the run recorded suite %s, this run asks for %s' % (_some(found['suite']), suite_name))
+    if found['pairs']:
+        problems.append('pairs: the run recorded %s, which this run does not plan (it plans %s)'
+                        % (_some(found['pairs']), _some('%s->%s' % pair for pair in planned_pairs)))
+    if found['tests']:
+        problems.append('tests: the run recorded %s, which this run does not plan (other options or tools?)'
+                        % _some(found['tests']))
+    for name in ('repetitions', 'duration', 'options'):
+        if found[name]:
+            problems.append('%s: %s' % (name, _some(found[name])))
+    return problems
 
 
 def current_test_id(rec):
@@ -432,7 +490,7 @@ def build_plan(tests, pairs, labels, done=frozenset(), side=study.DEFAULT_SIDE):
         label = study.pair_label(labels, pair['client'], pair['server'], side)
         for t in tests:
             for rep in range(1, t['repetitions'] + 1):
-                if record_key(label, pair['client'], pair['server'], t['test_id'], rep) in done:
+                if records.run_key(label, pair['client'], pair['server'], t['test_id'], rep) in done:
                     skipped += 1
                     continue
                 item = dict(t)

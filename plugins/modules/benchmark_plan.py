@@ -18,6 +18,12 @@ description:
     gives each pair its own server ports, and expands tests x pairs x repetitions into items.
   - With O(run_id) of an earlier run, tests its results file already holds (status ok, same
     configuration label) are left out, so an interrupted run resumes with only what is missing.
+    The file is read as the report reads it, and the resume is refused, naming what differs, when the
+    run recorded other test parameters than this plan asks for (the suite, pairs it does not plan, tests
+    it does not plan, more repetitions, another duration, other options).
+  - Pairs with a host of O(failed_hosts) (it failed or became unreachable in an earlier stage) are not
+    run. Each of their planned tests becomes a record with status C(failed) and the host's reason, in
+    RV(perflab_result); the other pairs are planned as usual.
   - Tests whose tool is missing on the client or the server (per O(tools_present)) become records
     with status C(skipped) and the reason, returned in RV(perflab_result).
   - Every problem (an unknown suite or test, an empty suite, an override out of range, a client without
@@ -122,6 +128,12 @@ options:
     description: Folder of the results files (C(<run_id>.jsonl)), read for resume; a system directory (C(/etc), C(/usr/lib), ...) is refused.
     type: path
     default: results
+  failed_hosts:
+    description:
+      - Hosts of the study that failed before the tests, host name to the reason (empty when unknown). Their
+        pairs' tests are recorded failed with the reason instead of being run; their labels are not needed.
+    type: dict
+    default: {}
   tools_present:
     description:
       - Tools found per host, host name to a list of tool names or of their executables' names (C(iperf),
@@ -225,7 +237,9 @@ perflab_plan:
   sample: {run_id: 20261129T190000Z-3f2a, total_tests: 9, expected_duration_s: 45, skipped_done: 0, configurations: 2,
            labels: [Debian 12 stock]}
 perflab_result:
-  description: Records with status C(skipped) for tests whose tool is missing.
+  description:
+    - Records with status C(skipped) for tests whose tool is missing, and with status C(failed) for the tests
+      of pairs with a host of O(failed_hosts).
   returned: success
   type: list
   elements: dict
@@ -248,6 +262,7 @@ from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import study
 from ansible_collections.perflab.network.plugins.module_utils.host_windows import WindowsHost
+from ansible_collections.perflab.network.plugins.module_utils.report import store
 
 
 def tools_on(found):
@@ -298,6 +313,7 @@ def main():
             run_id=dict(type='str'),
             results_dir=dict(type='path', default='results'),
             tools_present=dict(type='dict', default={}),
+            failed_hosts=dict(type='dict', default={}),
             serialize_pairs=dict(type='bool', default=False),
             configurations=dict(type='int', default=1),
         ),
@@ -330,13 +346,28 @@ def main():
             if explicit and explicit[0].get('ports'):
                 pair['ports'].update(dict((k, int(v)) for k, v in explicit[0]['ports'].items()))
         client_waves = suites.schedule_waves(pairs, p['hosts'], serialize=p['serialize_pairs'])
-        done = suites.recorded_keys(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else set()
-        items, skipped_done = suites.build_plan(tests, pairs, p['labels'], done, side=side)
-    except (suites.PlanError, IOError, OSError, ValueError, TypeError) as exc:
+        suite_name = suite.get('name', p['suite'])
+        # a resume: the run's file read through the report's store, the same test parameters asked
+        recorded = store.read_run(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else []
+        differ = suites.resume_problems(tests, pairs, recorded, suite_name)
+        if differ:
+            raise suites.PlanError(
+                'run %s cannot be resumed: its results file holds runs made with other test parameters (%s). '
+                'A resume must ask for what the run measured; give another perflab_run_id for a new run'
+                % (run_id, '; '.join(differ)))
+        failed = dict((host, str(reason or '')) for host, reason in p['failed_hosts'].items())
+        items, skipped_done = suites.build_plan(tests, pairs, plan_records.failed_host_labels(p['labels'], pairs, failed),
+                                                suites.recorded_keys(recorded), side=side)
+    except (suites.PlanError, store.SchemaError, IOError, OSError, ValueError, TypeError) as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
 
-    skipped, runnable = [], []
+    skipped, runnable, unrun = [], [], []
     for item in items:
+        lost = [h for h in (item['client'], item['server']) if h in failed]
+        if lost:
+            unrun.append(plan_records.planned_record(item, 'failed', plan_records.host_failure(lost, failed, item),
+                                                     run_id=run_id, suite_name=suite_name))
+            continue
         windows = [h for h in (item['client'], item['server'])
                    if (p['hosts'].get(h) or {}).get('os_family') == 'Windows' and not registry.get(item['tool']).windows]
         missing = [h for h in (item['client'], item['server'])
@@ -370,7 +401,8 @@ def main():
     expected = suites.expected_duration(runnable)
     waves = max(client_waves.values()) + 1 if client_waves else 1
     summary = ['suite %s (%s): %d tests x %d pair(s) -> %d runs to do, %d already recorded, %d skipped'
-               % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped)),
+               % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped))
+               + (', %d not run (a host failed)' % len(unrun) if unrun else ''),
                'expected duration: about %d min %02d s' % (expected // 60, expected % 60),
                'run id: %s' % run_id,
                'results: %s' % os.path.join(p['results_dir'], run_id + '.jsonl')]
@@ -384,13 +416,14 @@ def main():
         summary.append('pair %s: %s%s' % (pair['name'], ', '.join(ports), where))
     summary += ['skipped %s on %s->%s: %s' % (r['test_id'], r['client']['name'], r['server']['name'], r['error'])
                 for r in skipped]
+    summary += sorted(set(r['error'] for r in unrun))
     module.exit_json(
         changed=False, run_id=run_id, suite={'name': suite.get('name', p['suite']), 'file': path},
-        runs=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped,
+        runs=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped + unrun,
         firewall=suites.firewall_openings(servers),
         connect=suites.connect_checks(servers),
         waves=waves, client_waves=client_waves,
-        perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped),
+        perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped) + len(unrun),
                       'expected_duration_s': expected, 'skipped_done': skipped_done,
                       # progress over the whole study: this plan's tests run in that many configurations
                       'configurations': p['configurations'],

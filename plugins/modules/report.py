@@ -251,6 +251,14 @@ skipped_lines:
     - file: results/20261129T184000Z-ab12.jsonl
       line: 7
       error: last line is incomplete, skipped (the run was probably stopped while writing it)
+duplicates:
+  description:
+    - Records read more than once and counted once, by the file where the later copy was found (a backup copy
+      of a results file in the folder, a file given twice). A record is one run of a test (its run, label, pair,
+      test id, repetition, start, end and status) or one system profile; the module warns when there are any.
+  returned: always
+  type: dict
+  sample: {results/backup-20261129T184000Z-ab12.jsonl: 12}
 summary:
   description: The text summary, a block per test and a bar per configuration.
   returned: always
@@ -370,6 +378,7 @@ def main():
         charts=result['charts'],
         truncated=result['truncated'],
         skipped_lines=skipped_lines,
+        duplicates=report.duplicates,
         summary=result['summary'],
     )
 

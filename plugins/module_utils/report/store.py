@@ -6,6 +6,10 @@
 """Result files: one JSON object a line (``perflab.result/1`` records and
 ``perflab.system/1`` profiles), appended as results arrive.
 
+A record seen twice (the same run of a test with the same start, or the same system profile:
+a backup copy of a results file in the folder, a file given twice under two names) is read
+once; ``duplicates`` counts the copies left out by file, and the report says so.
+
 Reading is tolerant: a line that is not JSON (a run killed while writing its
 last line, a disk that filled up) is reported as ``file:line`` and skipped, so
 everything measured before it still makes a report. A record of an unknown
@@ -24,6 +28,7 @@ import os
 import tempfile
 
 from ansible_collections.perflab.network.plugins.module_utils.record import SCHEMA as RESULT_SCHEMA
+from ansible_collections.perflab.network.plugins.module_utils.record import record_run_key
 from ansible_collections.perflab.network.plugins.module_utils.record import READABLE_MAJORS as RESULT_MAJORS
 
 SYSTEM_SCHEMA = 'perflab.system/1'
@@ -146,24 +151,75 @@ def iter_file(path, problems, drop=()):
             yield kind, obj
 
 
+def identity(kind, obj):
+    """What makes a record one and only one: a run of a test (the run key, its run and its start and
+    end) or a system's profile (its run, label, host and time). Two copies of a file have the same."""
+    if kind == SYSTEM:
+        return (SYSTEM, obj.get('run_id'), obj.get('config'), obj.get('host'), obj.get('collected_at'))
+    return (RESULT, obj.get('run_id'), record_run_key(obj), obj.get('started_at'), obj.get('ended_at'),
+            obj.get('status'))
+
+
+def unique(pairs, duplicates, where):
+    """``(kind, record)`` pairs without the records already seen (by ``identity``); each one left out
+    counts in ``duplicates`` (file -> count) under ``where()`` (the file being read)."""
+    seen = set()
+    for kind, obj in pairs:
+        key = identity(kind, obj)
+        try:
+            hash(key)
+        except TypeError:  # a field of a type no table reads: the record is its own
+            key = None
+        if key is not None and key in seen:
+            name = where()
+            duplicates[name] = duplicates.get(name, 0) + 1
+            continue
+        if key is not None:
+            seen.add(key)
+        yield kind, obj
+
+
+def duplicates_note(duplicates):
+    """The report's warning about ``duplicates`` (file -> records left out), or None."""
+    if not duplicates:
+        return None
+    total = sum(duplicates.values())
+    return ('%d record(s) were read more than once and counted once (a copy of a results file, or a file given '
+            'twice): %s' % (total, ', '.join('%d in %s' % (count, name) for name, count in sorted(duplicates.items()))))
+
+
 class ResultFiles(object):
     """A re-iterable source of ``(kind, record)`` over result files, in the order given.
 
     The report reads its source twice (statistics first, then the streamed
     Raw and Intervals rows) instead of holding every record in memory.
-    ``problems`` holds the skipped lines of the last complete pass.
+    ``problems`` holds the skipped lines of the last complete pass, ``duplicates``
+    the records left out as copies of one read before (file -> count).
     """
 
     def __init__(self, paths, drop=('raw',)):
         self.paths = list(paths)
         self.drop = tuple(drop)
         self.problems = []
+        self.duplicates = {}
+
+    def _read(self, problems):
+        for path in self.paths:
+            for kind, obj in iter_file(path, problems, self.drop):
+                yield path, kind, obj
 
     def __iter__(self):
         problems = []
-        for path in self.paths:
-            yield from iter_file(path, problems, self.drop)
+        duplicates = {}
+        current = ['']
+
+        def read():
+            for path, kind, obj in self._read(problems):
+                current[0] = path
+                yield kind, obj
+        yield from unique(read(), duplicates, lambda: current[0])
         self.problems = problems
+        self.duplicates = duplicates
 
 
 class RecordList(object):
@@ -173,9 +229,9 @@ class RecordList(object):
         self.records = list(records)
         self.drop = tuple(drop)
         self.problems = []
+        self.duplicates = {}
 
-    def __iter__(self):
-        problems = []
+    def _read(self, problems):
         for index, obj in enumerate(self.records, 1):
             if not isinstance(obj, dict):
                 problems.append(Problem('<records>', index, 'not a mapping, skipped'))
@@ -187,7 +243,13 @@ class RecordList(object):
             if self.drop:
                 obj = dict((key, value) for key, value in obj.items() if key not in self.drop)
             yield kind, obj
+
+    def __iter__(self):
+        problems = []
+        duplicates = {}
+        yield from unique(self._read(problems), duplicates, lambda: '<records>')
         self.problems = problems
+        self.duplicates = duplicates
 
 
 def read_files(paths, drop=('raw',)):
@@ -198,6 +260,15 @@ def read_files(paths, drop=('raw',)):
     for kind, obj in source:
         (results if kind == RESULT else systems).append(obj)
     return results, systems, source.problems
+
+
+def read_run(path):
+    """The result records of one run's file (for a resume), read as the report reads them (its
+    problems skipped, copies once), without the bulky fields a plan never needs. No file: []."""
+    if not path or not os.path.exists(path):
+        return []
+    return [obj for kind, obj in ResultFiles([path], drop=('raw', 'intervals', 'commands', 'command', 'processes', 'nic'))
+            if kind == RESULT]
 
 
 def expand_sources(patterns):

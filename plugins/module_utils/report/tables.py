@@ -22,7 +22,7 @@ import math
 
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils.report import stats
-from ansible_collections.perflab.network.plugins.module_utils.report.store import RESULT, SYSTEM
+from ansible_collections.perflab.network.plugins.module_utils.report.store import RESULT, SYSTEM, duplicates_note
 
 # Excel's row limit (header included)
 MAX_SHEET_ROWS = 1048576
@@ -341,6 +341,10 @@ class Report(object):
         self._hosts = {}     # column label -> {host names of its records}
         self._scan()
         self.problems = list(getattr(source, 'problems', []))
+        # copies of records read before (a backup of a results file in the folder): counted once, said so
+        self.duplicates = dict(getattr(source, 'duplicates', {}) or {})
+        if self.duplicates:
+            self.warnings.insert(0, duplicates_note(self.duplicates))
         self.baseline = self._pick_baseline(baseline)
         self.compare = self._compare_map(compare or {})
         self.tests = [TestResult(test, self.columns, self.compare) for test in self._tests.values()]
@@ -749,6 +753,7 @@ class Report(object):
             'skipped': self.skipped,
             'systems': len(self.systems),
             'problems': [problem.as_dict() for problem in self.problems],
+            'duplicates': dict(self.duplicates),
             'warnings': list(self.warnings),
         }
 

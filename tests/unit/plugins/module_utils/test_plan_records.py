@@ -83,3 +83,32 @@ def test_a_full_log_says_its_count_is_a_lower_bound_or_that_it_was_not_checked()
     out = plan_records.server_verdict(ok_record(), unchecked)
     assert out['status'] == 'ok'
     assert out['notes'][-1].startswith('port 8888: the server log was not checked: it reached its bound')
+
+
+# -- a host that failed before the tests (issue 29.9): its pair is left out, recorded failed ---------------
+FOUR = dict(HOSTS, lab3={'data_address': '10.0.1.13', 'data_interface': 'data0'},
+            lab4={'data_address': '10.0.1.14', 'data_interface': 'data0', 'peer': 'lab3'})
+
+
+def test_a_failed_hosts_pair_takes_its_peers_label_and_the_reason():
+    pairs = suite.make_pairs(FOUR, servers=['lab1', 'lab3'], clients=['lab2', 'lab4'])
+    labels = {'lab1': 'Debian 12 stock', 'lab2': 'Debian 12 stock', 'lab4': 'Debian 12 stock'}
+    failed = {'lab3': ''}
+    with_failed = plan_records.failed_host_labels(labels, pairs, failed)
+    assert with_failed == dict(labels, lab3='Debian 12 stock') and 'lab3' not in labels
+    # neither end labelled: the run's one label, else a label that says so
+    assert plan_records.failed_host_labels({'lab1': 'T', 'lab2': 'T'}, pairs, {'lab3': '', 'lab4': 'x'}) == \
+        {'lab1': 'T', 'lab2': 'T', 'lab3': 'T', 'lab4': 'T'}
+    assert plan_records.failed_host_labels({'lab1': 'T', 'lab2': 'U'}, pairs[1:], {'lab3': '', 'lab4': 'x'}) == \
+        {'lab1': 'T', 'lab2': 'U', 'lab3': '(unlabelled: lab3 failed)', 'lab4': '(unlabelled: lab4 failed)'}
+    planned, dummy = suite.build_plan(suite.expand_suite(SUITE), pairs, with_failed)
+    lost = [item for item in planned if 'lab3' in (item['client'], item['server'])]
+    assert len(lost) == 4 and len(planned) == 8
+    reason = plan_records.host_failure(['lab3'], {'lab3': 'the MTU 9000 check to lab4 failed'}, lost[0])
+    assert reason == ('not run: lab3 failed before the tests: the MTU 9000 check to lab4 failed; the pair '
+                      'lab4->lab3 was left out, the other pairs ran')
+    unknown = plan_records.host_failure(['lab3', 'lab4'], {'lab3': '', 'lab4': ''}, lost[0])
+    assert 'lab3 failed before the tests (it failed or became unreachable in an earlier stage' in unknown
+    assert 'lab4 failed before the tests' in unknown
+    out = plan_records.planned_record(dict(lost[0], run_id='r1', suite='x'), 'failed', reason)
+    assert (out['status'], out['error'], out['config']) == ('failed', reason, 'Debian 12 stock')

@@ -169,3 +169,24 @@ def test_append_that_fills_the_disk_leaves_no_torn_line(tmp_path, monkeypatch):
     store.append_records(path, records[1:])   # the callback's retry, once there is room again
     with open(path) as handle:
         assert [json.loads(line) for line in handle.read().splitlines()] == records
+
+
+def test_records_read_twice_are_yielded_once_and_counted(tmp_path):
+    result = {'schema': 'perflab.result/2', 'run_id': 'r1', 'config': 'c', 'test_id': 'iperf3/tcp_stream/parallel=1',
+           'repetition': 1, 'client': {'name': 'lab2'}, 'server': {'name': 'lab1'}, 'status': 'ok',
+           'started_at': '2026-12-02T10:00:00Z', 'ended_at': '2026-12-02T10:00:02Z', 'metrics': {}}
+    rerun = dict(result, status='failed', started_at='2026-12-02T11:00:00Z')   # a resume's new attempt: its own
+    system = {'schema': 'perflab.system/1', 'run_id': 'r1', 'config': 'c', 'host': 'lab1', 'collected_at': 't'}
+    first, copy = tmp_path / 'r1.jsonl', tmp_path / 'r1-copy.jsonl'
+    store.append_records(str(first), [system, result, rerun])
+    store.append_records(str(copy), [system, result])
+    source = store.ResultFiles([str(first), str(copy)])
+    for dummy in range(2):   # the report reads its source twice: the same both times
+        assert [obj.get('status', 'system') for kind, obj in source] == ['system', 'ok', 'failed']
+        assert source.duplicates == {str(copy): 2}
+    assert store.duplicates_note(source.duplicates) == (
+        '2 record(s) were read more than once and counted once (a copy of a results file, or a file given twice): '
+        '2 in %s' % copy)
+    listed = store.RecordList([result, dict(result), rerun])
+    assert len(list(listed)) == 2 and listed.duplicates == {'<records>': 1}
+    assert [r['status'] for r in store.read_run(str(first))] == ['ok', 'failed']

@@ -10,6 +10,8 @@ import yaml
 
 from ansible_collections.perflab.network.plugins.module_utils import suite as s
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import plan_records
+from ansible_collections.perflab.network.plugins.module_utils.report import store
 
 SUITES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles', 'benchmark', 'files', 'suites')
 
@@ -178,7 +180,7 @@ def test_plan_resume_skips_recorded_ok_tests(tmp_path):
     failed = dict(json.loads(lines[0]), status='failed', test_id=items[3]['test_id'], repetition=items[3]['repetition'])
     lines.append(json.dumps(failed))
     path.write_text('\n'.join(lines) + '\n{"schema": "perflab.result/1", "status": "o')  # cut mid-line
-    done = s.recorded_keys(str(path))
+    done = s.recorded_keys(store.read_run(str(path)))
     again, skipped = s.build_plan(tests, pairs, labels, done)
     assert skipped == 3
     assert [i['test_id'] for i in again] == [i['test_id'] for i in items[3:]]
@@ -380,3 +382,85 @@ def test_suite_options_are_typed_with_their_unit():
     assert s.validate_suite({'name': '.hidden', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}]}) == [
         "suite: name must be 1 to 64 letters, digits, _ . -, starting with a letter or a digit (it names files), "
         "got '.hidden'"]
+
+
+# -- resume: the run's file must hold what this plan asks for (issue 29.13) --------------------------
+RESUME_SUITE = {'name': 'r', 'defaults': {'duration': 2},
+                'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}, {'tool': 'netperf', 'test': 'tcp_stream'}]}
+
+
+def recorded_run(suite=RESUME_SUITE, duration=None, pairs=None, status='ok', label='Debian 12 stock'):
+    """The records a run of ``suite`` left (as bench_test writes them: options with the pair's ports)."""
+    pairs = pairs or s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'])
+    items, dummy = s.build_plan(s.expand_suite(suite, duration=duration), pairs, {'lab2': label, 'lab1': label})
+    out = []
+    for item in items:
+        rec = plan_records.planned_record(dict(item, options=item['tool_options']), 'failed', None, run_id='r1',
+                                          suite_name=suite['name'])
+        if status == 'ok':
+            rec.update(status='ok', primary='throughput_mbps', metrics={'throughput_mbps': {'value': 900.0}})
+        out.append(rec)
+    return out
+
+
+def plan_of(suite=RESUME_SUITE, duration=None, clients=('lab2',)):
+    return s.expand_suite(suite, duration=duration), s.make_pairs(HOSTS, servers=['lab1'], clients=list(clients))
+
+
+def test_a_resume_with_the_same_parameters_matches_and_skips_what_is_done(tmp_path):
+    path = tmp_path / 'r1.jsonl'
+    store.append_records(str(path), recorded_run())
+    recorded = store.read_run(str(path))
+    tests, pairs = plan_of()
+    assert s.resume_problems(tests, pairs, recorded, 'r') == []
+    items, skipped = s.build_plan(tests, pairs, {'lab2': 'Debian 12 stock', 'lab1': 'Debian 12 stock'},
+                                  s.recorded_keys(recorded))
+    assert (items, skipped) == ([], 2)
+
+
+def test_a_resume_with_another_duration_is_refused_naming_it():
+    tests, pairs = plan_of(duration=5)
+    problems = s.resume_problems(tests, pairs, recorded_run(), 'r')
+    assert len(problems) == 1 and problems[0].startswith('duration: ')
+    assert 'iperf3/tcp_stream/parallel=1 (2 s recorded, 5 s asked now)' in problems[0]
+
+
+def test_a_resume_with_other_options_is_refused_naming_them():
+    changed = {'name': 'r', 'defaults': {'duration': 2},
+               'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'options': {'connect_timeout': 5000}},
+                         {'tool': 'netperf', 'test': 'tcp_stream'}]}
+    tests, pairs = plan_of(changed)
+    # an option that does not name the test (its id is the same): compared on its own
+    problems = s.resume_problems(tests, pairs, recorded_run(), 'r')
+    assert problems == ['options: iperf3/tcp_stream/parallel=1 (connect_timeout unset recorded, 5000 asked now)']
+    # one that names it (omit): the test ids differ
+    changed['tests'][0]['options'] = {'omit': 1}
+    problems = s.resume_problems(*plan_of(changed), recorded=recorded_run(), suite_name='r')
+    assert problems == ['tests: the run recorded iperf3/tcp_stream/parallel=1, which this run does not plan '
+                        '(other options or tools?)']
+    # the pair's own ports (netperf's pinned data port) are not a test parameter
+    assert not [p for p in problems if 'data_port' in p]
+
+
+def test_a_resume_with_another_suite_pairs_or_tests_is_refused():
+    other = dict(RESUME_SUITE, name='other', tests=[{'tool': 'iperf3', 'test': 'tcp_stream', 'parallel': 4}])
+    tests, pairs = plan_of(other, clients=('lab3',))
+    problems = s.resume_problems(tests, pairs, recorded_run(), 'other')
+    assert [p.split(':')[0] for p in problems] == ['suite', 'pairs', 'tests']
+    assert problems[0] == 'suite: the run recorded suite r, this run asks for other'
+    assert 'lab2->lab1' in problems[1] and 'lab3->lab1' in problems[1]
+    assert 'iperf3/tcp_stream/parallel=1' in problems[2] and 'netperf/tcp_stream' in problems[2]
+
+
+def test_failed_records_count_for_the_parameters_but_are_run_again():
+    tests, pairs = plan_of(duration=5)
+    assert s.resume_problems(tests, pairs, recorded_run(status='failed'), 'r')[0].startswith('duration: ')
+    assert s.recorded_keys(recorded_run(status='failed')) == set()
+
+
+def test_the_run_key_is_one_for_plan_items_and_records():
+    rec = recorded_run()[0]
+    pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'])
+    items, dummy = s.build_plan(s.expand_suite(RESUME_SUITE), pairs, {'lab2': 'Debian 12 stock', 'lab1': 'Debian 12 stock'})
+    assert plan_records.item_key(items[0]) == plan_records.record_key(rec) == \
+        'Debian 12 stock|lab2|lab1|iperf3/tcp_stream/parallel=1|1'

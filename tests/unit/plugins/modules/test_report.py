@@ -139,3 +139,22 @@ def test_no_matching_file_fails(capsys, tmp_path):
     code, result = run(capsys, src=[str(tmp_path / '*.jsonl')], dest=str(tmp_path / 'r.xlsx'))
     assert code == 1
     assert result['msg'].startswith('no result file matches')
+
+
+def test_a_copied_results_file_is_counted_once_and_said(capsys, results_dir):
+    # a backup copy of a run's file in the results folder (issue 29.15): the same records, counted once
+    shutil.copy(str(results_dir / 'stock.jsonl'), str(results_dir / 'stock-backup.jsonl'))
+    dest = str(results_dir / 'out' / 'dedupe.xlsx')
+    code, once = run(capsys, src=[str(results_dir / 'stock.jsonl')], dest=dest, exports=[])
+    code2, twice = run(capsys, src=[str(results_dir / 'stock.jsonl'), str(results_dir / 'stock-backup.jsonl')],
+                       dest=dest, exports=[])
+    assert code == code2 == 0, twice
+    assert once['duplicates'] == {}
+    assert (twice['records'], twice['records_ok'], twice['records_failed'], twice['systems']) == \
+        (once['records'], once['records_ok'], once['records_failed'], once['systems'])
+    copies = twice['duplicates'][str(results_dir / 'stock-backup.jsonl')]
+    assert copies == once['records'] + once['systems']
+    warned = [warning_text(w) for w in twice.get('warnings', [])]
+    assert any('%d record(s) were read more than once and counted once' % copies in w and 'stock-backup.jsonl' in w
+               for w in warned), warned
+    assert 'read more than once' in twice['summary']
