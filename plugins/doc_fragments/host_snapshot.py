@@ -31,7 +31,7 @@ options:
       - V(leftovers) only reads what earlier runs left on the host, every role at once (O(name) and
         O(snapshot) are not used), each snapshot of C(/var/lib/perflab/<role>/) and C(/var/db/perflab/<role>/)
         (tuning, mtu, bonding, firewall) and the firewall switched off (its C(disabled-backend) marker), in
-        RV(leftovers); those of roles not in O(expected) in RV(unexpected).
+        C(leftovers) (see the module's RETURN); those of roles not in O(expected) in C(unexpected).
     type: str
     choices: [present, restored, absent, query, leftovers]
     default: present

@@ -253,7 +253,7 @@ path_mtu:
   returned: always
   type: list
   elements: dict
-  sample: [{address: 10.0.1.2, interface: data0, mtu: 9000, answered: {9000: false, 8000: false, 1500: true}}]
+  sample: [{address: 10.0.1.2, interface: data0, mtu: 9000, answered: {'9000': false, '8000': false, '1500': true}}]
 path_mtu_problems:
   description: One message per address whose path does not carry packets of its interface's MTU (see RV(path_mtu)).
   returned: always

@@ -620,6 +620,8 @@ def test_security_nuttcp_server_refuses_third_party(lab, benchmark_run, tmp_path
 # ---------------------------------------------------------------------------
 # check mode changes nothing anywhere (issue 29.16), on the firewalled hosts after the real run
 MTU_SUITE = {'name': 'mtu-one', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}]}
+
+
 # (stock_vs_tuned.yml --check passes the same way, in about 340 s here: not run, to spare CI the time)
 def test_check_mode_changes_nothing(lab, benchmark_run, tmp_path):
     playbook = 'benchmark.yml'

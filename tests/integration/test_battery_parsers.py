@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 import battery
-from conftest import ROOT, run_playbook
+from conftest import run_playbook
 
 pytestmark = pytest.mark.lab
 NAME, MGMT, DATA = 'i29p', '10.172.0.0/24', '10.172.1.0/24'

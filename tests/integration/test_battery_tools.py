@@ -88,7 +88,7 @@ def test_tools_under_another_prefix(lab, tmp_path):
                    for m in messages), messages
         assert any('lab2: benchmark_tool_paths names /opt/x/bin/iperf3, which is not a folder on this host' in m
                    for m in messages), messages
-        assert not [r for r in results_of(read_jsonl_strict(tmp_path / 'r2' / 'x.jsonl'))]
+        assert not list(results_of(read_jsonl_strict(tmp_path / 'r2' / 'x.jsonl')))
         assert 'Install the benchmark tools' not in [p['play']['name'] for p in res.plays], 'went past the preflight'
         assert firewall_rules(lab) == rules and tool_processes(lab) == {}, 'the refused run changed a host'
         missing_case.detail = file_case.detail = battery.key_words(' '.join(messages))

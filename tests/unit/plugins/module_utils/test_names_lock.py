@@ -89,7 +89,7 @@ def test_our_own_process_is_a_live_owner():
     (lambda p: open(p, 'w').write('[1, 2]'), 'not a lock: "[1, 2]"'),
     (lambda p: open(p, 'w').write('{"run_id": "r"}'), 'a JSON object without controller, pid, token'),
     (lambda p: open(p, 'w').write('{"run_id": "r", "controller": "c", "pid": 1, "tok'), 'not a lock: '),
-    (lambda p: os.mkdir(p), 'a directory, not a file'),
+    (os.mkdir, 'a directory, not a file'),
 ])
 def test_a_malformed_lock_is_stale_and_taken_over(tmp_path, make, what):
     path = str(tmp_path / 'run.lock')
@@ -107,7 +107,7 @@ def test_a_malformed_lock_is_stale_and_taken_over(tmp_path, make, what):
 
 
 def test_a_malformed_lock_is_released_by_its_token(tmp_path):
-    for make in (lambda p: os.mkdir(p), lambda p: open(p, 'w').write('x')):
+    for make in (os.mkdir, lambda p: open(p, 'w').write('x')):
         path = str(tmp_path / 'run.lock')
         make(path)
         token = run_lock.read(path)['token']

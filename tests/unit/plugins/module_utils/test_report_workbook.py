@@ -327,8 +327,8 @@ def _pdf_pages(workbook_path, tmp_path):
                                            + [pdf, '-']).decode('utf-8')
         raw = text('-raw')
         sheet = re.search(r'^(.*) - page %d$' % number, raw, re.M).group(1)
-        heights = [float(b) - float(a) for a, b in re.findall(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)"',
-                                                                  text('-bbox'))]
+        heights = [float(b) - float(a)
+                   for a, b in re.findall(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)"', text('-bbox'))]
         pages.setdefault(sheet, []).append((text('-layout'), raw, heights))
     return pages
 
@@ -432,8 +432,8 @@ def test_text_and_markdown_views_match_the_workbook(study):
                 assert 'FAILED' in md_row or 'SKIPPED' in md_row
                 continue
             means[label] = mean
-            assert re.search(r' %s( ± +%s)? \|#+' % (re.escape(text.format_value(mean)),
-                                                      re.escape(text.format_value(stdev)) if stdev else ''), line)
+            spread = re.escape(text.format_value(stdev)) if stdev else ''
+            assert re.search(r' %s( ± +%s)? \|#+' % (re.escape(text.format_value(mean)), spread), line)
             cells = [cell.strip() for cell in md_row.strip('|').split('|')]
             assert cells[1] == text.format_value(mean)
             assert cells[2] == (text.format_value(stdev) if runs > 1 else '')
@@ -443,8 +443,8 @@ def test_text_and_markdown_views_match_the_workbook(study):
         # the bars: the largest value a full bar, the others in proportion
         largest = max(means.values())
         for label, mean in means.items():
-            bar = re.search(r'\|(#+)', _view_line(plain, test.title, label)).group(1)
-            assert len(bar) == max(1, int(round(text.BAR_WIDTH * mean / largest)))
+            hashes = re.search(r'\|(#+)', _view_line(plain, test.title, label)).group(1)
+            assert len(hashes) == max(1, int(round(text.BAR_WIDTH * mean / largest)))
     assert checked >= 30
 
 
