@@ -74,11 +74,11 @@ def failed_host_labels(labels, pairs, failed):
 
 def host_failure(lost, failed, item):
     """Why the tests of ``item``'s pair did not run: its hosts of ``lost`` failed before the tests."""
-    reasons = ['%s failed before the tests%s' % (host, ': %s' % failed[host] if failed[host] else
-                                                  ' (it failed or became unreachable in an earlier stage: see its error above)')
+    unknown = ' (it failed or became unreachable in an earlier stage: see its error above)'
+    reasons = ['%s failed before the tests%s' % (host, ': %s' % failed[host] if failed[host] else unknown)
                for host in lost]
-    return 'not run: %s; the pair %s->%s was left out, the other pairs ran' % ('; '.join(reasons), item['client'],
-                                                                            item['server'])
+    return 'not run: %s; the pair %s->%s was left out, the other pairs ran' % (
+        '; '.join(reasons), item['client'], item['server'])
 
 
 def server_verdict(record, servers, server_error=None):

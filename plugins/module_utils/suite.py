@@ -415,19 +415,21 @@ def _some(names, limit=3):
     return ', '.join(names[:limit]) + (' and %d more' % (len(names) - limit) if len(names) > limit else '')
 
 
-def resume_problems(tests, pairs, recorded, suite_name):
+def resume_problems(tests, pairs, recorded, suite_name, other_suites=()):
     """What a resumed run would measure differently from what its results file holds, one message per
     test parameter (suite, pairs, tests, repetitions, duration, options); empty when they match.
 
     A resume does only what is missing: it must ask for the tests the run already measured, or the
     run's file would mix two studies under one run id (a 2 s test kept where 5 s were asked).
     tests: expand_suite's; pairs: make_pairs'; recorded: the run's result records (store.read_run).
+    other_suites: the suites a study runs under the same run id besides this one: their records are
+    other parts of the run, not compared with this plan.
     """
     planned = dict((t['test_id'], t) for t in tests)
     planned_pairs = set((p['client'], p['server']) for p in pairs)
     found = {'suite': set(), 'pairs': set(), 'tests': set(), 'repetitions': set(), 'duration': set(), 'options': set()}
     for rec in recorded:
-        if not isinstance(rec, dict) or not rec.get('test_id'):
+        if not isinstance(rec, dict) or not rec.get('test_id') or rec.get('suite') in other_suites:
             continue
         if rec.get('suite') not in (None, suite_name):
             found['suite'].add(str(rec['suite']))

@@ -106,6 +106,15 @@ options:
         (O(system_under_test)).
     type: dict
     default: {}
+  run_suites:
+    description:
+      - The suites a study runs under one run id, one after another (the OSv study's C(osv-netperf), then
+        C(osv-netperf-udp)). A resume then checks this suite's records against this plan and takes the
+        records of the other suites named here for other parts of the run; a suite not named here in the
+        run's file is refused as another study.
+    type: list
+    elements: str
+    default: []
   reverse_pairs:
     description:
       - Run each pair the other way round - the host the groups (or O(pairs)) make the server runs the
@@ -310,6 +319,7 @@ def main():
             labels=dict(type='dict', default={}),
             system_under_test=dict(type='str', choices=['servers', 'clients', 'both'], default='both'),
             reverse_pairs=dict(type='bool', default=False),
+            run_suites=dict(type='list', elements='str', default=[]),
             run_id=dict(type='str'),
             results_dir=dict(type='path', default='results'),
             tools_present=dict(type='dict', default={}),
@@ -349,7 +359,8 @@ def main():
         suite_name = suite.get('name', p['suite'])
         # a resume: the run's file read through the report's store, the same test parameters asked
         recorded = store.read_run(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else []
-        differ = suites.resume_problems(tests, pairs, recorded, suite_name)
+        differ = suites.resume_problems(tests, pairs, recorded, suite_name,
+                                        other_suites=set(p['run_suites']) - set([suite_name, p['suite']]))
         if differ:
             raise suites.PlanError(
                 'run %s cannot be resumed: its results file holds runs made with other test parameters (%s). '

@@ -68,7 +68,7 @@ def test_rows(report, test, bar_width=BAR_WIDTH):
         if column.mean is None:
             error = ('; '.join(column.errors))[:120]
             row['problem'] = '%s (%d of %d runs)%s' % ('FAILED' if column.failed else 'SKIPPED', problems,
-                                                     problems + column.runs, (': ' + error) if error else '')
+                                                       problems + column.runs, (': ' + error) if error else '')
             rows.append(row)
             continue
         row['value'] = format_value(column.mean)

@@ -173,8 +173,8 @@ def test_append_that_fills_the_disk_leaves_no_torn_line(tmp_path, monkeypatch):
 
 def test_records_read_twice_are_yielded_once_and_counted(tmp_path):
     result = {'schema': 'perflab.result/2', 'run_id': 'r1', 'config': 'c', 'test_id': 'iperf3/tcp_stream/parallel=1',
-           'repetition': 1, 'client': {'name': 'lab2'}, 'server': {'name': 'lab1'}, 'status': 'ok',
-           'started_at': '2026-12-02T10:00:00Z', 'ended_at': '2026-12-02T10:00:02Z', 'metrics': {}}
+              'repetition': 1, 'client': {'name': 'lab2'}, 'server': {'name': 'lab1'}, 'status': 'ok',
+              'started_at': '2026-12-02T10:00:00Z', 'ended_at': '2026-12-02T10:00:02Z', 'metrics': {}}
     rerun = dict(result, status='failed', started_at='2026-12-02T11:00:00Z')   # a resume's new attempt: its own
     system = {'schema': 'perflab.system/1', 'run_id': 'r1', 'config': 'c', 'host': 'lab1', 'collected_at': 't'}
     first, copy = tmp_path / 'r1.jsonl', tmp_path / 'r1-copy.jsonl'

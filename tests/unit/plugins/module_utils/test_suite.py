@@ -389,8 +389,9 @@ RESUME_SUITE = {'name': 'r', 'defaults': {'duration': 2},
                 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'}, {'tool': 'netperf', 'test': 'tcp_stream'}]}
 
 
-def recorded_run(suite=RESUME_SUITE, duration=None, pairs=None, status='ok', label='Debian 12 stock'):
+def recorded_run(suite=None, duration=None, pairs=None, status='ok', label='Debian 12 stock'):
     """The records a run of ``suite`` left (as bench_test writes them: options with the pair's ports)."""
+    suite = suite or RESUME_SUITE
     pairs = pairs or s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'])
     items, dummy = s.build_plan(s.expand_suite(suite, duration=duration), pairs, {'lab2': label, 'lab1': label})
     out = []
@@ -403,7 +404,8 @@ def recorded_run(suite=RESUME_SUITE, duration=None, pairs=None, status='ok', lab
     return out
 
 
-def plan_of(suite=RESUME_SUITE, duration=None, clients=('lab2',)):
+def plan_of(suite=None, duration=None, clients=('lab2',)):
+    suite = suite or RESUME_SUITE
     return s.expand_suite(suite, duration=duration), s.make_pairs(HOSTS, servers=['lab1'], clients=list(clients))
 
 
@@ -464,3 +466,20 @@ def test_the_run_key_is_one_for_plan_items_and_records():
     items, dummy = s.build_plan(s.expand_suite(RESUME_SUITE), pairs, {'lab2': 'Debian 12 stock', 'lab1': 'Debian 12 stock'})
     assert plan_records.item_key(items[0]) == plan_records.record_key(rec) == \
         'Debian 12 stock|lab2|lab1|iperf3/tcp_stream/parallel=1|1'
+
+
+def test_the_parts_of_a_study_under_one_run_id_are_checked_each_against_its_own_suite():
+    # the OSv study: osv-netperf, then a second suite the other way round under the same run id
+    udp = {'name': 'r-udp', 'defaults': {'duration': 2}, 'tests': [{'tool': 'netperf', 'test': 'udp_stream'}]}
+    reversed_pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2'], reverse=True)
+    both = recorded_run() + recorded_run(udp, pairs=reversed_pairs)
+    tests, pairs = s.expand_suite(udp), reversed_pairs
+    # without run_suites the first part's records read as another study
+    problems = s.resume_problems(tests, pairs, both, 'r-udp')
+    assert [p.split(':')[0] for p in problems] == ['suite', 'pairs', 'tests']
+    # named as a part of the run: only this suite's records are compared, and they match
+    assert s.resume_problems(tests, pairs, both, 'r-udp', other_suites={'r'}) == []
+    assert s.resume_problems(*plan_of(), recorded=both, suite_name='r', other_suites={'r-udp'}) == []
+    # a part's own records are still checked: another duration of this suite is refused
+    assert s.resume_problems(s.expand_suite(udp, duration=5), pairs, both, 'r-udp', other_suites={'r'})[0].startswith(
+        'duration: ')
