@@ -90,7 +90,7 @@ yamllint:
 
 # the lab modules run INTEGRATION_WORKERS at a time (pytest-xdist; a module and its lab stay in one
 # worker): most of their time is waiting on the tests and on SSH, not on the CPU
-INTEGRATION_WORKERS ?= 2
+INTEGRATION_WORKERS ?= 3
 integration:
 	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rs -m "not vm_matrix" \
 		$(if $(filter-out 0 1,$(INTEGRATION_WORKERS)),-n $(INTEGRATION_WORKERS) --dist loadfile) --durations=25
