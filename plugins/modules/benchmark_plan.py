@@ -336,12 +336,13 @@ def main():
     # reversed pairs: the hosts under test stay the same, their side of the pairs swaps
     side = study.flip_side(p['system_under_test']) if p['reverse_pairs'] else p['system_under_test']
     try:
-        if p['run_id'] and names.name_problem('run_id', p['run_id']):
-            raise suites.PlanError(names.name_problem('run_id', p['run_id']))
-        if tool_paths_problems(p['hosts']):
-            raise suites.PlanError('; '.join(tool_paths_problems(p['hosts'])))
-        if names.system_path_problem('results_dir', p['results_dir']):
-            raise suites.PlanError(names.system_path_problem('results_dir', p['results_dir']))
+        # each input checked once, the first problem refuses the plan
+        problems = [names.name_problem('run_id', p['run_id']) if p['run_id'] else None,
+                    '; '.join(tool_paths_problems(p['hosts'])),
+                    names.system_path_problem('results_dir', p['results_dir'])]
+        for problem in problems:
+            if problem:
+                raise suites.PlanError(problem)
         path = suites.find_suite(p['suite'], p['suite_paths'])
         suite = suites.read_suite(path, yaml_load)
         notes = []
