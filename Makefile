@@ -92,7 +92,7 @@ yamllint:
 # worker): most of their time is waiting on the tests and on SSH, not on the CPU
 INTEGRATION_WORKERS ?= 3
 integration:
-	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rs -m "not vm_matrix" \
+	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rfEs --tb=short -m "not vm_matrix" \
 		$(if $(filter-out 0 1,$(INTEGRATION_WORKERS)),-n $(INTEGRATION_WORKERS) --dist loadfile) --durations=25
 
 # The VM lab matrix: Debian 11, 12 and 13 (VM_SUITES) x ifupdown, NetworkManager, systemd-networkd x

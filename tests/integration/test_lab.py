@@ -25,6 +25,12 @@ def links():
     return {link['ifname'] for link in json.loads(out)}
 
 
+def lab_objects(name):
+    """The namespaces and links a lab called `name` would own (other workers' labs come and go meanwhile)."""
+    mine = (name[:6], 'itbad')
+    return ({n for n in netns_names() if n.startswith(mine)}, {n for n in links() if n.startswith(mine)})
+
+
 @pytest.fixture(scope='module')
 def lab(lab_factory):
     return lab_factory(NAME, hosts=2, mgmt=MGMT, data=DATA)
@@ -144,18 +150,18 @@ def _machine_route():
 def test_bad_input_is_refused_before_anything_is_created(extra, message):
     ev = {'lab_name': 'itbad', 'lab_mgmt_subnet': '10.234.0.0/24', 'lab_data_subnet': '10.234.1.0/24'}
     ev.update(extra)
-    before = (netns_names(), links())
+    before = lab_objects(ev['lab_name'])
     res = run_playbook('playbooks/lab_up.yml', extra_vars=ev)
     assert res.rc != 0
     assert message in res.stdout
-    assert (netns_names(), links()) == before
+    assert lab_objects(ev['lab_name']) == before
     assert not os.path.exists('/var/lib/perflab/itbad')
 
 
 def test_subnet_overlapping_a_machine_route_is_refused():
     route = _machine_route()
     ev = {'lab_name': 'itbad', 'lab_mgmt_subnet': str(route), 'lab_data_subnet': '10.234.1.0/24'}
-    before = (netns_names(), links())
+    before = lab_objects(ev['lab_name'])
     res = run_playbook('playbooks/lab_up.yml', extra_vars=ev)
     assert res.rc != 0 and "overlaps this machine's route" in res.stdout
-    assert (netns_names(), links()) == before
+    assert lab_objects(ev['lab_name']) == before

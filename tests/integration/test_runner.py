@@ -353,7 +353,8 @@ def test_benchmark_through_transmit_worker_process(lab, tmp_path):
 
     # the result files: in the job's artifacts on the controller side, not only on the worker
     copied = adir / 'perflab_results'
-    assert sorted(p.name for p in copied.iterdir()) == ['%s.jsonl' % run_id, '%s.xlsx' % run_id]
+    # the records, the workbook and its text and Markdown views
+    assert sorted(p.name for p in copied.iterdir()) == ['%s.%s' % (run_id, ext) for ext in ('jsonl', 'md', 'txt', 'xlsx')]
     records = [json.loads(line) for line in (copied / ('%s.jsonl' % run_id)).read_text().splitlines() if line.strip()]
     measured = [d for d in records if d.get('schema', '').startswith('perflab.result/')]
     assert measured and all(d['suite'] == 'quick' and d['run_id'] == run_id for d in measured)

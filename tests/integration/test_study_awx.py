@@ -124,10 +124,11 @@ def test_a_blank_system_label_answer_is_no_label(tmp_path, answer, refused):
     from conftest import run_playbook
     host = {'ansible_connection': 'local', 'ansible_python_interpreter': sys.executable}
     inventory = tmp_path / 'hosts.yml'
-    inventory.write_text(json.dumps({'perflab_servers': {'hosts': {'s1': host}},
-                                     'perflab_clients': {'hosts': {'c1': host}}}))
+    # the stage also checks the pairs, which need each host's data address
+    inventory.write_text(json.dumps({'perflab_servers': {'hosts': {'s1': dict(host, perflab_data_address='127.0.0.1')}},
+                                     'perflab_clients': {'hosts': {'c1': dict(host, perflab_data_address='127.0.0.2')}}}))
     res = run_playbook('playbooks/stages/validate_systems.yml', inventory=inventory, timeout=300,
                        extra_vars={'perflab_system_label': answer, 'perflab_profile': 'tuned'})
     assert (res.rc != 0) is refused, res.stdout[-3000:]
     if refused:
-        assert 'perflab_system_label a string without control characters' in ' '.join(res.stdout.split())
+        assert 'perflab_system_label must be a string without control characters' in ' '.join(res.stdout.split())
