@@ -56,8 +56,10 @@ FORMAT_COUNT = '0'
 # a test sheet's table of configurations, and of comparisons below it
 TEST_COLUMNS = ('Configuration', 'Mean', '95% CI low', '95% CI high', 'Median', 'Stdev', 'CV %', 'Min', 'Max', 'Runs',
                 'Failed', 'Skipped', 'Errors')
-TEST_COMPARISON_COLUMNS = ('Configuration', 'Baseline', 'Change (%)', 'Change CI low (%)', 'Change CI high (%)',
-                           'p (Welch)', 'p (Holm)', 'Verdict')
+# (a comparison names both configurations in its wrapped first cell; its verdict, last, runs on into the empty
+# cells right of it)
+TEST_COMPARISON_COLUMNS = ('Comparison', 'Change (%)', 'Change CI low (%)', 'Change CI high (%)', 'p (Welch)',
+                           'p (Holm)', 'Verdict')
 # the legend under it, one line each (a page wide; the Summary's notes say it all)
 TEST_LEGEND = ("95 %% confidence intervals. p (Holm): Welch's p adjusted by Holm's method over every test of this "
                "comparison.",
@@ -65,7 +67,9 @@ TEST_LEGEND = ("95 %% confidence intervals. p (Holm): Welch's p adjusted by Holm
                'its interval not wider than it; too noisy below %(runs)d runs a side.')
 
 # the Summary's columns of one comparison (tables.COMPARISON_SUFFIXES): change, CI low, CI high, p, p (Holm), verdict
-COMPARISON_WIDTHS = (10, 9, 9, 8, 8, 11)
+# (the verdict one line wide: "no significant change"); the most lines the Summary's header row wraps into
+SUMMARY_HEADER_LINES = 12
+COMPARISON_WIDTHS = (10, 9, 9, 8, 8, 20)
 
 _INVALID_SHEET_CHARS = re.compile(r'[\[\]\*\?/\\:]')
 
@@ -211,7 +215,7 @@ class WorkbookWriter(object):
             cell.alignment = alignment
         return cell
 
-    def _header(self, ws, names, row=1):
+    def _header(self, ws, names, row=1, max_lines=6):
         # a wrapped header needs its row height set: spreadsheet apps do not grow it on open
         widths = self._column_widths.get(ws.title, [])
         lines = 1
@@ -219,7 +223,7 @@ class WorkbookWriter(object):
             width = widths[index] if index < len(widths) else 12
             lines = max(lines, -(-len(str(name)) // max(1, int(width) - 2)))
         if lines > 1:
-            ws.row_dimensions[row].height = 14 * min(lines, 6)
+            ws.row_dimensions[row].height = 14 * min(lines, max_lines)
         return [self._cell(ws, name, font=self.styles.bold, fill=self.styles.header_fill,
                            alignment=self.styles.wrap) for name in names]
 
@@ -308,7 +312,9 @@ class WorkbookWriter(object):
         self._widths(ws, widths + [10] * (len(columns) - len(widths)))
         ws.freeze_panes = 'B2'
         self._print_setup(ws, title_rows='1:1', title_cols=1)
-        ws.append(self._header(ws, columns))
+        # a comparison's narrow columns are named in full ("<configuration> vs <baseline> CI low (%)"): as many
+        # lines as that takes, so that the part saying which figure it is shows
+        ws.append(self._header(ws, columns, max_lines=SUMMARY_HEADER_LINES))
         rows = report.summary_rows()
         for test, row in zip(report.tests, rows):
             cells = []
@@ -357,7 +363,7 @@ class WorkbookWriter(object):
         high, p, p (Holm), verdict); the change, p (Holm) and the verdict coloured by the verdict."""
         fill = self._verdict_fill(column) if kind in (0, 4, 5) else None
         if kind == 5:
-            return self._cell(ws, value, fill=fill, alignment=self.styles.wrap)
+            return self._cell(ws, value, fill=fill)
         return self._cell(ws, value, fill=fill, number_format=FORMAT_CHANGE if kind < 3 else FORMAT_P)
 
     def _write_test(self, ws, test):
@@ -412,8 +418,12 @@ class WorkbookWriter(object):
         if compared:
             ws.append([])
             ws.append(self._header(ws, list(TEST_COMPARISON_COLUMNS), row=row + 2))
-            for column in compared:
-                ws.append([column.label, column.baseline]
+            first_width = self._column_widths[ws.title][0]
+            for number, column in enumerate(compared, row + 3):
+                name = '%s vs %s' % (column.label, column.baseline)
+                if len(name) > first_width - 2:
+                    ws.row_dimensions[number].height = 15 * min(6, -(-len(name) // (first_width - 2)))
+                ws.append([self._cell(ws, name, alignment=styles.wrap)]
                           + [self._comparison_cell(ws, column, kind, value) for kind, value in enumerate((
                               column.change_percent, column.change_low, column.change_high, column.p_value,
                               column.p_holm, column.verdict))])

@@ -154,7 +154,7 @@ def test_test_sheets_title_units_statistics_and_bar_chart(merged):
     assert [cell.value for cell in ws[9]][:width] == list(workbook.TEST_COMPARISON_COLUMNS)
     tuned = test.by_label['Debian 12 tuned']
     compared = [cell.value for cell in ws[10]][:width]
-    assert compared == ['Debian 12 tuned', 'Debian 12 stock', pytest.approx(tuned.change_percent),
+    assert compared == ['Debian 12 tuned vs Debian 12 stock', pytest.approx(tuned.change_percent),
                         pytest.approx(tuned.change_low), pytest.approx(tuned.change_high), pytest.approx(tuned.p_value),
                         pytest.approx(tuned.p_holm), tuned.verdict]
     assert ws['A11'].value.startswith('95 % confidence intervals') and ws['A12'].value.startswith('Verdict: ')
@@ -389,6 +389,10 @@ def test_every_sheet_prints_legibly(study, tmp_path):
         assert '%s %% of link' % label in words
     for test in report.tests:
         assert test.title in with_link[0]
+    # the comparisons' narrow columns print their whole names: which figure each is shows (4 comparisons)
+    printed = ' '.join(' '.join(raw.split()) for _layout, raw, _heights in pages['Summary']).replace('- ', '-')
+    for suffix in tables.COMPARISON_SUFFIXES:
+        assert len(re.findall(r'Ubuntu 18\.04 stock %s(?! \()' % re.escape(suffix), printed)) == 4, suffix
     # a test sheet: its table, its other metrics and its chart on one legible page
     for name in result['sheets'][1:-3]:
         ws = wb[name]
