@@ -71,7 +71,7 @@ options:
       - The smallest change (in percent of the baseline) the study cares about. A change whose magnitude is below it
         is never a verdict of C(better) or C(worse), however significant; it is C(below minimum change) when
         significant after Holm's correction, else C(no significant change), or C(too noisy) when its confidence
-        interval reaches beyond it (docs/reports.md, "Verdicts").
+        interval reaches beyond it (docs/reports.md, "Statistics and verdicts").
       - A number, 0 or more; V(0), none (every significant change counts). Anything else (a negative number, text
         that is no number, a boolean) fails before any file is written.
     type: raw

@@ -47,8 +47,9 @@ def build_report(paths, workbook_path=None, export_stem=None, formats=exports.FO
     ``workbook_path``: the .xlsx to write (None: no workbook). ``export_stem``:
     path prefix of the CSV/JSON exports (None: no exports). ``views_stem``: path
     prefix of the text and Markdown views, ``<stem>.txt`` and ``<stem>.md``
-    (None: none written). ``min_change_percent``: the smallest change the study cares about
-    (``tables.min_change_value``; smaller changes are never better or worse). Returns ``(report, result)`` where ``result`` is
+    (None: none written). ``min_change_percent``: the smallest change the study cares
+    about (``tables.min_change_value``; smaller changes are never better or worse).
+    Returns ``(report, result)`` where ``result`` is
     ``{workbook, exports, views, sheets, charts, truncated, summary, overview}``.
     Raises ``store.SchemaError`` for a file written with an unknown schema major, ValueError for a bad option.
     """

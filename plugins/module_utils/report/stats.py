@@ -23,7 +23,7 @@ CONFIDENCE = 0.95
 # fewer successful runs than this on either side of a comparison: no verdict but "too noisy"
 MIN_RUNS = 3
 
-# the verdict words of a comparison (docs/reports.md, "Verdicts")
+# the verdict words of a comparison (docs/reports.md, "Statistics and verdicts")
 BETTER = 'better'
 WORSE = 'worse'
 NO_CHANGE = 'no significant change'
@@ -272,8 +272,8 @@ def holm_adjust(p_values):
 
 def verdict(runs_sample, runs_baseline, interval, p_adjusted, higher_is_better, min_change_percent=0.0,
             level=SIGNIFICANCE_LEVEL):
-    """The verdict word of one comparison (docs/reports.md, "Verdicts"), None when there is nothing to judge
-    (no change: a side without a successful run, or a baseline mean of 0).
+    """The verdict word of one comparison (docs/reports.md, "Statistics and verdicts"), None when there is nothing
+    to judge (no change: a side without a successful run, or a baseline mean of 0).
 
     ``interval`` is ``change_interval``'s result (or a mapping with ``change``), ``p_adjusted`` the Holm-adjusted
     p-value, ``higher_is_better`` the metric's direction (True, False). In order:
