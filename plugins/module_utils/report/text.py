@@ -44,8 +44,8 @@ def _header_lines(report):
              % (len(report.columns), ', '.join(report.baselines) or report.baseline or '-', len(report.tests),
                 report.records, report.ok, report.failed, report.skipped)]
     if report.others:
-        lines.append("Change vs %s [its 95%% confidence interval] and the verdict; p (Holm): Welch's t-test adjusted "
-                     "by Holm's method over the tests of each comparison"
+        lines.append("Change vs %s [its 95%% confidence interval] and the verdict (significance: Welch's t-test, "
+                     "its p adjusted by Holm's method over the tests of each comparison)"
                      % ('each configuration\'s own baseline (%s)' % report.compare_text()
                         if len(report.baselines) > 1 else 'the baseline'))
         lines.append(report.verdict_note())
