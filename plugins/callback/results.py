@@ -104,6 +104,23 @@ options:
         key: compare
     vars:
       - name: perflab_report_compare
+  min_change_percent:
+    description:
+      - The smallest change (in percent of the baseline) the study cares about. A change whose magnitude is below it
+        is never a verdict of C(better) or C(worse) in the workbook and the text views, however significant; it is
+        C(below minimum change) when significant after Holm's correction, else C(no significant change), or
+        C(too noisy) when its confidence interval reaches beyond it.
+      - A number, 0 or more (text of one from the environment or the ini file); V(0), none. Anything else stops
+        the run when the playbook starts, before any test.
+    type: raw
+    default: 0
+    env:
+      - name: PERFLAB_REPORT_MIN_CHANGE_PERCENT
+    ini:
+      - section: callback_perflab_results
+        key: min_change_percent
+    vars:
+      - name: perflab_report_min_change_percent
   summary:
     description: Print the text summary (a block per test, a bar per configuration) at the end.
     type: bool
@@ -182,7 +199,7 @@ from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id
-from ansible_collections.perflab.network.plugins.module_utils.report import store
+from ansible_collections.perflab.network.plugins.module_utils.report import build, store, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.text import format_value
 
 try:
@@ -195,6 +212,7 @@ OPTION_VARS = {
     'run_id': 'perflab_run_id',
     'baseline': 'perflab_report_baseline',
     'compare': 'perflab_report_compare',
+    'min_change_percent': 'perflab_report_min_change_percent',
     'summary': 'perflab_report_summary',
     'workbook': 'perflab_report_workbook',
     'progress': 'perflab_report_progress',
@@ -371,6 +389,16 @@ class CallbackModule(CallbackBase):
                             hint='Set another run id (PERFLAB_RUN_ID or -e perflab_run_id=...)')
         self._checked_dirs.add(self.results_dir)
 
+    def _check_report_options(self):
+        """The report's options, checked when the playbook and each play start: a bad one stops the run before any
+        test, not at the end when the workbook is built."""
+        try:
+            build.compare_map(self.get_option('compare'))
+            tables.min_change_value(self.get_option('min_change_percent'))
+        except ValueError as exc:
+            self._fail_fast(str(exc), hint='Fix it (-e perflab_report_compare=..., -e perflab_report_min_change_percent='
+                                           '..., PERFLAB_REPORT_* or [callback_perflab_results] in ansible.cfg)')
+
     def _play_options(self, play):
         """Our options' variables as the play sees them (extra vars win), templated."""
         manager = play.get_variable_manager() if hasattr(play, 'get_variable_manager') else None
@@ -410,6 +438,7 @@ class CallbackModule(CallbackBase):
         if found:
             self.set_options(var_options=found)
         self._check_results_dir()
+        self._check_report_options()
 
     @staticmethod
     def _extra_var_options(playbook):
@@ -426,6 +455,7 @@ class CallbackModule(CallbackBase):
             if found:
                 self.set_options(var_options=found)
             self._check_results_dir()
+        self._check_report_options()
 
     def v2_runner_on_ok(self, result):
         self._collect(result)
@@ -579,7 +609,7 @@ class CallbackModule(CallbackBase):
 
     def _finish_file(self, path):
         # imported here: the report builder (and openpyxl) is needed only at the end
-        from ansible_collections.perflab.network.plugins.module_utils.report import build, workbook
+        from ansible_collections.perflab.network.plugins.module_utils.report import workbook
         if not os.path.exists(path):
             return   # nothing could be written there; _flush_pending said where the records went
         stem = path[:-len('.jsonl')] if path.endswith('.jsonl') else path
@@ -595,6 +625,7 @@ class CallbackModule(CallbackBase):
             _report, result = build.build_report([path], workbook_path=workbook_path,
                                                  baseline=self.get_option('baseline'),
                                                  compare=self.get_option('compare'),
+                                                 min_change_percent=self.get_option('min_change_percent'),
                                                  views_stem=stem if self.get_option('workbook') else None)
         except Exception as exc:  # pylint: disable=broad-except
             self._reports_failed.append(path)

@@ -17,7 +17,8 @@ description:
     profiles, as the P(perflab.network.results#callback) callback writes them) and writes one workbook
     comparing every configuration side by side, plus CSV and JSON exports of the same tables.
   - The workbook has a Summary sheet (a row per test, a column per configuration, the relative change
-    against the baseline and Welch's t-test), one sheet per test with a bar chart, Systems, Intervals
+    against the baseline with its 95 % confidence interval, Welch's p, the p adjusted by Holm's method and a
+    verdict), one sheet per test with the means' confidence intervals and a bar chart, Systems, Intervals
     (per-interval samples with line charts) and Raw (every record x metric). See docs/reports.md.
   - A line that is not valid JSON (a run stopped while writing it) is reported as C(file:line) and
     skipped. A record of a schema major this version does not know stops the module with an error.
@@ -65,6 +66,16 @@ options:
       - A configuration left out is compared against the configuration of profile C(stock) on the same hosts
         with the same OS (from the system profiles), where exactly one is recorded; else against O(baseline).
     type: dict
+  min_change_percent:
+    description:
+      - The smallest change (in percent of the baseline) the study cares about. A change whose magnitude is below it
+        is never a verdict of C(better) or C(worse), however significant; it is C(below minimum change) when
+        significant after Holm's correction, else C(no significant change), or C(too noisy) when its confidence
+        interval reaches beyond it (docs/reports.md, "Statistics and verdicts").
+      - A number, 0 or more; V(0), none (every significant change counts). Anything else (a negative number, text
+        that is no number, a boolean) fails before any file is written.
+    type: raw
+    default: 0
   systems:
     description:
       - V(tested), the Systems sheet shows one row per system under test (a host that ran tests as the client
@@ -176,6 +187,11 @@ compare:
   returned: always
   type: dict
   sample: {Debian 12 tuned: Debian 12 stock, Rocky 9 tuned: Rocky 9 stock}
+min_change_percent:
+  description: The smallest change the verdicts flag (0, none), as used.
+  returned: always
+  type: float
+  sample: 2.0
 run_ids:
   description: The run ids found in the files.
   returned: always
@@ -297,6 +313,7 @@ def main():
             export_stem=dict(type='path'),
             baseline=dict(type='str'),
             compare=dict(type='dict'),
+            min_change_percent=dict(type='raw', default=0),
             systems=dict(type='str', choices=['tested', 'all'], default='tested'),
             group_by=dict(type='str', choices=list(tables.GROUP_BY_CHOICES), default='config'),
             intervals=dict(type='bool', default=True),
@@ -327,6 +344,7 @@ def main():
 
     try:
         build.compare_map(params['compare'])
+        min_change = tables.min_change_value(params['min_change_percent'])
     except ValueError as exc:
         module.fail_json(msg=str(exc))
 
@@ -334,7 +352,8 @@ def main():
         if module.check_mode:
             report = tables.Report(store.ResultFiles(paths), baseline=params['baseline'],
                                    group_by=params['group_by'], title=params['title'],
-                                   compare=build.compare_map(params['compare']), systems=params['systems'])
+                                   compare=build.compare_map(params['compare']), systems=params['systems'],
+                                   min_change_percent=min_change)
             result = {'workbook': dest, 'exports': export_paths(stem, formats, params['intervals']),
                       'views': [dest[:-len('.xlsx')] + suffix for suffix in ('.txt', '.md')],
                       'sheets': [], 'charts': 0, 'truncated': [], 'summary': text.render(report)}
@@ -342,7 +361,8 @@ def main():
             report, result = build.build_report(
                 paths, workbook_path=dest, export_stem=stem, formats=formats, baseline=params['baseline'],
                 group_by=params['group_by'], intervals=params['intervals'], title=params['title'],
-                compare=params['compare'], systems=params['systems'], views_stem=dest[:-len('.xlsx')])
+                compare=params['compare'], systems=params['systems'], views_stem=dest[:-len('.xlsx')],
+                min_change_percent=min_change)
     except store.SchemaError as exc:
         module.fail_json(msg=str(exc), files=paths)
     except (IOError, OSError) as exc:
@@ -367,6 +387,7 @@ def main():
         configurations=list(report.columns),
         baseline=report.baseline,
         compare=report.overview()['compare'],
+        min_change_percent=report.min_change_percent,
         run_ids=list(report.run_ids),
         tests=len(report.tests),
         records=report.records,

@@ -42,14 +42,44 @@ INTERVAL_ID_COLUMNS = ('run_id', 'config', 'test_id', 'repetition', 'client', 's
 NIC_COLUMNS = ('nic_rx_mbps', 'nic_tx_mbps', 'rx_bytes', 'tx_bytes', 'rx_packets', 'tx_packets')
 
 TESTS_COLUMNS = ('test_id', 'test', 'configuration', 'metric', 'unit', 'better', 'runs', 'failed',
-                 'skipped', 'mean', 'median', 'stdev', 'cv_percent', 'min', 'max',
-                 'change_percent', 'p_value', 'significant', 'best', 'baseline', 'link_mbps', 'link_percent')
+                 'skipped', 'mean', 'ci_low', 'ci_high', 'median', 'stdev', 'cv_percent', 'min', 'max',
+                 'change_percent', 'change_ci_low', 'change_ci_high', 'p_value', 'p_holm', 'verdict',
+                 'significant', 'best', 'baseline', 'link_mbps', 'link_percent')
+
+# a comparison's columns in the Summary, after "<configuration> vs <baseline>"
+COMPARISON_SUFFIXES = ('(%)', 'CI low (%)', 'CI high (%)', 'p', 'p (Holm)', 'verdict')
 
 # the metrics whose value is a share of a link's speed (percent of link speed beside them)
 LINK_SHARE_METRICS = ('throughput_mbps', 'throughput_sent_mbps', 'throughput_received_mbps')
 
 METRICS_COLUMNS = ('test_id', 'test', 'configuration', 'metric', 'unit', 'better', 'n', 'mean',
                    'stdev', 'min', 'max')
+
+
+def min_change_value(value):
+    """The ``min_change_percent`` option as a float (0: none): a number, or text of one, 0 or more.
+
+    Raises ValueError naming what is wrong (the callback and the report module say it before anything runs).
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return 0.0
+    number = None
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    if number is None or not math.isfinite(number) or number < 0:
+        raise ValueError('min_change_percent must be a number of percent, 0 or more (0: every significant change '
+                         'counts), got %r' % (value,))
+    return number
+
+
+def format_number(value):
+    """A number as short text: 5 -> '5', 2.5 -> '2.5'."""
+    return ('%.6g' % value) if value is not None else ''
 
 
 def better_word(higher_is_better):
@@ -225,6 +255,10 @@ class ColumnStats(object):
         self.present = cell is not None
         self.change_percent = None
         self.welch = None
+        self.interval = None    # the change's confidence interval (stats.change_interval)
+        self.p_holm = None      # the Welch p adjusted over the tests of this comparison (Report: Holm)
+        self.verdict = None     # stats.VERDICTS, set by the Report once every test's p is known
+        self.ci = stats.mean_interval(values)
         self.best = False
         # throughput as a share of the link it crossed, where its speed is known: the slowest link of the
         # runs; a bidirectional test fills both directions of a full-duplex link, twice its speed
@@ -237,12 +271,37 @@ class ColumnStats(object):
         return self.summary['mean']
 
     @property
+    def ci_low(self):
+        return self.ci[0] if self.ci else None
+
+    @property
+    def ci_high(self):
+        return self.ci[1] if self.ci else None
+
+    @property
+    def change_low(self):
+        return self.interval['low'] if self.interval else None
+
+    @property
+    def change_high(self):
+        return self.interval['high'] if self.interval else None
+
+    @property
     def p_value(self):
+        """Welch's p, unadjusted."""
         return self.welch['p'] if self.welch else None
 
     @property
     def significant(self):
-        return self.welch is not None and self.welch['p'] < stats.SIGNIFICANCE_LEVEL
+        """Significant after Holm's correction (p_holm < SIGNIFICANCE_LEVEL); None without a test."""
+        if self.p_holm is None:
+            return None
+        return self.p_holm < stats.SIGNIFICANCE_LEVEL
+
+    @property
+    def flagged(self):
+        """The verdict is a finding (better or worse): what gets a colour."""
+        return self.verdict in (stats.BETTER, stats.WORSE)
 
     def improved(self, higher_is_better):
         """True/False when the change is better/worse than the baseline, None when unchanged or unknown."""
@@ -272,6 +331,7 @@ class TestResult(object):
             column.baseline = base.label
             column.change_percent = stats.relative_change_percent(column.mean, base.mean)
             column.welch = stats.welch_t_test(column.values, base.values)
+            column.interval = stats.change_interval(column.values, base.values)
         means = [column.mean for column in self.columns if column.mean is not None]
         if len(means) > 1:   # a lone value is no "best"
             best = max(means) if self.higher_is_better else min(means)
@@ -316,7 +376,9 @@ class Report(object):
     run of a label in one column; ``run`` gives each run its own column (``label [run_id]``).
     """
 
-    def __init__(self, source, baseline=None, group_by='config', title=None, compare=None, systems='tested'):
+    def __init__(self, source, baseline=None, group_by='config', title=None, compare=None, systems='tested',
+                 min_change_percent=0.0):
+        self.min_change_percent = min_change_value(min_change_percent)
         if group_by not in GROUP_BY_CHOICES:
             raise ValueError('group_by must be one of %s' % ', '.join(GROUP_BY_CHOICES))
         if systems not in SYSTEMS_CHOICES:
@@ -348,6 +410,31 @@ class Report(object):
         self.baseline = self._pick_baseline(baseline)
         self.compare = self._compare_map(compare or {})
         self.tests = [TestResult(test, self.columns, self.compare) for test in self._tests.values()]
+        self._judge()
+
+    def _judge(self):
+        """Holm's correction per comparison (a configuration against its baseline: the family is every test
+        with a Welch p in it), then each comparison's verdict (stats.verdict)."""
+        for label in self.columns:
+            columns = [test.by_label[label] for test in self.tests]
+            for column, adjusted in zip(columns, stats.holm_adjust([column.p_value for column in columns])):
+                column.p_holm = adjusted
+        for test in self.tests:
+            for column in test.columns:
+                if column.baseline is None:
+                    continue
+                base = test.by_label[column.baseline]
+                interval = column.interval
+                if interval is None and column.change_percent is not None:
+                    interval = {'change': column.change_percent, 'low': None, 'high': None}
+                column.verdict = stats.verdict(len(column.values), len(base.values), interval,
+                                               column.p_holm, test.higher_is_better, self.min_change_percent)
+
+    @property
+    def family_sizes(self):
+        """``{configuration: the number of tests with a p-value in its comparison}`` (Holm's m)."""
+        return dict((label, sum(1 for test in self.tests if test.by_label[label].p_value is not None))
+                    for label in self.others)
 
     # -- first pass ---------------------------------------------------------
     def column_of(self, record):
@@ -527,6 +614,29 @@ class Report(object):
         """True when a test has a share of the link speed (some record said the link's speed)."""
         return any(column.link_percent is not None for test in self.tests for column in test.columns)
 
+    def min_change_text(self):
+        if not self.min_change_percent:
+            return 'none declared'
+        return '%s %%' % format_number(self.min_change_percent)
+
+    def verdict_note(self):
+        """The verdict rules in one sentence, with this report's minimum change (Summary notes, text views)."""
+        return ('Verdict: "%s" with fewer than %d successful repetitions on either side; "%s"/"%s" (the metric\'s '
+                'direction decides which; filled green/red, the only colours a comparison gets) when p (Holm) < %.2f, '
+                'the change is at least the minimum change (%s) and its interval is not wider than the change itself; '
+                'a significant change below the minimum is "%s", one with a wider interval "%s"; otherwise "%s"%s.'
+                % (stats.TOO_NOISY, stats.MIN_RUNS, stats.BETTER, stats.WORSE, stats.SIGNIFICANCE_LEVEL,
+                   self.min_change_text(), stats.BELOW_MINIMUM, stats.TOO_NOISY, stats.NO_CHANGE,
+                   (', or "%s" when its interval reaches beyond -/+%s %%' % (
+                       stats.TOO_NOISY, format_number(self.min_change_percent))) if self.min_change_percent else ''))
+
+    def family_text(self):
+        """How many tests each comparison's Holm correction counts."""
+        sizes = self.family_sizes
+        if not sizes:
+            return 'no comparison'
+        return ', '.join('"%s" vs "%s": %d test(s)' % (label, self.compare[label], sizes[label]) for label in sizes)
+
     def compare_text(self):
         """Which configuration is compared against which, for notes and the text summary."""
         if not self.others:
@@ -537,8 +647,8 @@ class Report(object):
     def summary_columns(self):
         columns = ['Test', 'Test ID', 'Metric', 'Unit', 'Better']
         columns += list(self.columns)
-        columns += ['%s vs %s (%%)' % (label, self.compare[label]) for label in self.others]
-        columns += ['%s vs %s p' % (label, self.compare[label]) for label in self.others]
+        for label in self.others:
+            columns += ['%s vs %s %s' % (label, self.compare[label], suffix) for suffix in COMPARISON_SUFFIXES]
         columns += ['%s runs' % label for label in self.columns]
         columns += ['%s failed' % label for label in self.columns]
         columns += ['%s skipped' % label for label in self.columns]
@@ -562,9 +672,10 @@ class Report(object):
                     row.append('skipped')
                 else:
                     row.append(None)
-            others = [test.by_label[label] for label in self.others]
-            row += [column.change_percent for column in others]
-            row += [column.p_value for column in others]
+            for label in self.others:
+                column = test.by_label[label]
+                row += [column.change_percent, column.change_low, column.change_high, column.p_value,
+                        column.p_holm, column.verdict]
             row += [column.runs for column in test.columns]
             row += [column.failed for column in test.columns]
             row += [column.skipped for column in test.columns]
@@ -579,10 +690,13 @@ class Report(object):
             'Failed and skipped runs are counted in the "failed" and "skipped" columns and never averaged; '
             'a value cell says "failed" or "skipped" when no run of that test succeeded.',
             'Relative change: (configuration - its baseline) / |baseline| x 100; %s.' % self.compare_text(),
-            'Significance: Welch\'s two-sample t-test (unequal variances, two-sided) on the '
-            'per-repetition values, computed only where both configurations have at least 2 '
-            'successful repetitions; p < %.2f is filled green (better) or red (worse).'
-            % stats.SIGNIFICANCE_LEVEL,
+            'Confidence intervals (CI): 95 %%; of a mean, Student\'s t over the successful repetitions; of a change, '
+            'the delta method for a ratio of means with Welch-Satterthwaite degrees of freedom.',
+            'p: Welch\'s two-sample t-test (unequal variances, two-sided), where both configurations have at least 2 '
+            'successful repetitions. p (Holm): that p adjusted by Holm\'s step-down method over every test compared '
+            'in the same comparison (%s), so that the chance of any false finding in a comparison stays below %.2f.'
+            % (self.family_text(), stats.SIGNIFICANCE_LEVEL),
+            self.verdict_note(),
             'Best value of each row in bold with a green fill: the highest where higher is better, '
             'the lowest where lower is better.',
         ]
@@ -609,9 +723,10 @@ class Report(object):
                     test.test_id, test.title, column.label, test.metric, test.unit,
                     direction(test.higher_is_better),
                     column.runs, column.failed, column.skipped,
-                    summary['mean'], summary['median'], summary['stdev'], summary['cv_percent'],
-                    summary['min'], summary['max'], column.change_percent, column.p_value,
-                    column.significant if column.welch else None, column.best,
+                    summary['mean'], column.ci_low, column.ci_high, summary['median'], summary['stdev'],
+                    summary['cv_percent'],
+                    summary['min'], summary['max'], column.change_percent, column.change_low, column.change_high,
+                    column.p_value, column.p_holm, column.verdict, column.significant, column.best,
                     column.baseline, column.link_mbps, column.link_percent,
                 ])
         return rows
@@ -745,6 +860,7 @@ class Report(object):
             'configurations': list(self.columns),
             'baseline': self.baseline,
             'compare': dict((label, self.compare[label]) for label in self.others),
+            'min_change_percent': self.min_change_percent,
             'run_ids': list(self.run_ids),
             'tests': len(self.tests),
             'records': self.records,

@@ -11,7 +11,7 @@ direction), a line per configuration with its value, its spread and a bar.
     iPerf 3.12 - TCP - Parallel: 5
     Mbit/s, higher is better
       Debian 12 stock ... 9412.30 ± 12.10 |########################################
-      Debian 12 tuned ... 9603.10 ±  8.40 |#########################################  +2.0% *
+      Debian 12 tuned ... 9603.10 ±  8.40 |#########################################  +2.0% [+1.7, +2.3] better
 
 Both renderings come from the same rows (``test_rows``), so the text, the Markdown and the workbook's
 numbers (the test sheets' Mean and Stdev) are the same figures.
@@ -44,9 +44,11 @@ def _header_lines(report):
              % (len(report.columns), ', '.join(report.baselines) or report.baseline or '-', len(report.tests),
                 report.records, report.ok, report.failed, report.skipped)]
     if report.others:
-        lines.append("Change vs %s; * = significant (Welch's t-test, p < 0.05, both with >= 2 runs)"
+        lines.append("Change vs %s [its 95%% confidence interval] and the verdict (significance: Welch's t-test, "
+                     "its p adjusted by Holm's method over the tests of each comparison)"
                      % ('each configuration\'s own baseline (%s)' % report.compare_text()
                         if len(report.baselines) > 1 else 'the baseline'))
+        lines.append(report.verdict_note())
     lines.append('Value: the mean of the successful runs, +/- their standard deviation (with 2 runs or more)')
     lines += ['skipped %s' % problem for problem in report.problems]
     lines += ['warning: %s' % warning for warning in report.warnings]
@@ -76,8 +78,11 @@ def test_rows(report, test, bar_width=BAR_WIDTH):
             row['spread'] = format_value(column.summary['stdev'])
         row['bar'] = _bar(column.mean, largest, bar_width)
         if column.change_percent is not None:
-            row['notes'].append('%+.1f%%%s%s' % (column.change_percent, ' *' if column.significant else '',
-                                                 (' vs %s' % column.baseline) if several else ''))
+            interval = (' [%+.1f, %+.1f]' % (column.change_low, column.change_high)) \
+                if column.change_low is not None else ''
+            row['notes'].append('%+.1f%%%s%s%s' % (column.change_percent, interval,
+                                                   (' %s' % column.verdict) if column.verdict else '',
+                                                   (' vs %s' % column.baseline) if several else ''))
         if column.link_percent is not None:
             row['notes'].append('[%.0f%% of %s Mbit/s link]' % (column.link_percent, format_value(column.link_mbps)))
         if column.failed:

@@ -35,6 +35,7 @@ except ImportError:
     HAS_OPENPYXL = False
     OPENPYXL_IMPORT_ERROR = traceback.format_exc()
 
+from ansible_collections.perflab.network.plugins.module_utils.report import stats, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.tables import MAX_SHEET_ROWS
 
 FIXED_SHEETS = ('Summary', 'Systems', 'Intervals', 'Raw')
@@ -51,6 +52,24 @@ FORMAT_CHANGE = '+0.0"%";-0.0"%";0.0"%"'
 FORMAT_P = '0.0000'
 FORMAT_PERCENT = '0.00'
 FORMAT_COUNT = '0'
+
+# a test sheet's table of configurations, and of comparisons below it
+TEST_COLUMNS = ('Configuration', 'Mean', '95% CI low', '95% CI high', 'Median', 'Stdev', 'CV %', 'Min', 'Max', 'Runs',
+                'Failed', 'Skipped', 'Errors')
+# (a comparison names both configurations in its wrapped first cell; its verdict, last, runs on into the empty
+# cells right of it)
+TEST_COMPARISON_COLUMNS = ('Comparison', 'Change (%)', 'Change CI low (%)', 'Change CI high (%)', 'p (Welch)',
+                           'p (Holm)', 'Verdict')
+# the legend under it, one line each (a page wide; the Summary's notes say it all)
+TEST_LEGEND = ("95 %% confidence intervals. p (Holm): Welch's p adjusted by Holm's method over every test of this "
+               "comparison.",
+               'Verdict: better/worse when p (Holm) < %(level).2f, the change is at least the minimum (%(minimum)s) and '
+               'its interval not wider than it; too noisy below %(runs)d runs a side.')
+
+# the Summary's columns of one comparison (tables.COMPARISON_SUFFIXES): change, CI low, CI high, p, p (Holm), verdict
+# (the verdict one line wide: "no significant change"); the most lines the Summary's header row wraps into
+SUMMARY_HEADER_LINES = 12
+COMPARISON_WIDTHS = (10, 9, 9, 8, 8, 20)
 
 _INVALID_SHEET_CHARS = re.compile(r'[\[\]\*\?/\\:]')
 
@@ -196,7 +215,7 @@ class WorkbookWriter(object):
             cell.alignment = alignment
         return cell
 
-    def _header(self, ws, names, row=1):
+    def _header(self, ws, names, row=1, max_lines=6):
         # a wrapped header needs its row height set: spreadsheet apps do not grow it on open
         widths = self._column_widths.get(ws.title, [])
         lines = 1
@@ -204,7 +223,7 @@ class WorkbookWriter(object):
             width = widths[index] if index < len(widths) else 12
             lines = max(lines, -(-len(str(name)) // max(1, int(width) - 2)))
         if lines > 1:
-            ws.row_dimensions[row].height = 14 * min(lines, 6)
+            ws.row_dimensions[row].height = 14 * min(lines, max_lines)
         return [self._cell(ws, name, font=self.styles.bold, fill=self.styles.header_fill,
                            alignment=self.styles.wrap) for name in names]
 
@@ -283,17 +302,19 @@ class WorkbookWriter(object):
         others = report.others
         first_mean = 6
         first_change = first_mean + count
-        first_p = first_change + len(others)
-        first_runs = first_p + len(others)
+        per_comparison = len(tables.COMPARISON_SUFFIXES)
+        first_runs = first_change + per_comparison * len(others)
         # the Test column as wide as the longest title (a title cut by the next cell names nothing)
         test_width = max([len(test.title) + 2 for test in report.tests] + [20])
         # value columns narrow enough that a page holds several (their long headers wrap)
-        widths = [min(test_width, 90), 28, 20, 9, 8] + [14] * count + [12] * len(others) + [10] * len(others) \
+        widths = [min(test_width, 90), 28, 20, 9, 8] + [14] * count + list(COMPARISON_WIDTHS) * len(others) \
             + [9] * (3 * count)
         self._widths(ws, widths + [10] * (len(columns) - len(widths)))
         ws.freeze_panes = 'B2'
         self._print_setup(ws, title_rows='1:1', title_cols=1)
-        ws.append(self._header(ws, columns))
+        # a comparison's narrow columns are named in full ("<configuration> vs <baseline> CI low (%)"): as many
+        # lines as that takes, so that the part saying which figure it is shows
+        ws.append(self._header(ws, columns, max_lines=SUMMARY_HEADER_LINES))
         rows = report.summary_rows()
         for test, row in zip(report.tests, rows):
             cells = []
@@ -312,16 +333,8 @@ class WorkbookWriter(object):
                     else:
                         cells.append(self._cell(ws, value, number_format=FORMAT_VALUE))
                 elif index < first_runs:
-                    is_change = index < first_p
-                    offset = index - (first_change if is_change else first_p)
-                    column = test.by_label[others[offset]]
-                    fill = None
-                    if column.significant:
-                        improved = column.improved(test.higher_is_better)
-                        if improved is not None:
-                            fill = styles.better_fill if improved else styles.worse_fill
-                    cells.append(self._cell(ws, value, fill=fill,
-                                            number_format=FORMAT_CHANGE if is_change else FORMAT_P))
+                    offset, kind = divmod(index - first_change, per_comparison)
+                    cells.append(self._comparison_cell(ws, test.by_label[others[offset]], kind, value))
                 elif index > len(row) - len(test.columns) and report.link_known:
                     cells.append(self._cell(ws, value, number_format=FORMAT_PERCENT))
                 else:
@@ -339,13 +352,26 @@ class WorkbookWriter(object):
             ws.append([self._cell(ws, note, font=styles.italic, alignment=styles.wrap)])
         self._print_area(ws, len(columns), len(rows) + 2 + len(notes))
 
+    def _verdict_fill(self, column):
+        """Green or red for a verdict of better or worse (significant after Holm's correction), else none."""
+        if not column.flagged:
+            return None
+        return self.styles.better_fill if column.verdict == stats.BETTER else self.styles.worse_fill
+
+    def _comparison_cell(self, ws, column, kind, value):
+        """The cell of a comparison's ``kind``-th value (tables.COMPARISON_SUFFIXES: change, its interval's low and
+        high, p, p (Holm), verdict); the change, p (Holm) and the verdict coloured by the verdict."""
+        fill = self._verdict_fill(column) if kind in (0, 4, 5) else None
+        if kind == 5:
+            return self._cell(ws, value, fill=fill)
+        return self._cell(ws, value, fill=fill, number_format=FORMAT_CHANGE if kind < 3 else FORMAT_P)
+
     def _write_test(self, ws, test):
         styles = self.styles
         report = self.report
-        header = ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max', 'Runs', 'Failed', 'Skipped',
-                  'vs baseline (%)', 'p (Welch)', 'Errors', 'Baseline']
+        header = list(TEST_COLUMNS)
         # one landscape page wide at a legible scale: long errors wrap in their column
-        widths = [30, 12, 12, 12, 8, 12, 12, 6, 7, 8, 12, 9, ERRORS_WIDTH, 24]
+        widths = [30, 12, 12, 12, 12, 12, 8, 12, 12, 6, 7, 8, ERRORS_WIDTH]
         if report.link_known:
             header += ['Link Mbit/s', '% of link']
             widths += [10, 9]
@@ -365,16 +391,13 @@ class WorkbookWriter(object):
             errors = '; '.join(column.errors)
             if len(errors) > ERRORS_WIDTH - 2:
                 ws.row_dimensions[number].height = 15 * min(6, -(-len(errors) // (ERRORS_WIDTH - 2)))
-            fill = None
-            if column.significant:
-                improved = column.improved(test.higher_is_better)
-                if improved is not None:
-                    fill = styles.better_fill if improved else styles.worse_fill
             best = column.best and len(present) > 1
             ws.append([
                 self._cell(ws, column.label, font=styles.bold if best else None),
                 self._cell(ws, summary['mean'], font=styles.bold if best else None,
                            fill=styles.best_fill if best else None, number_format=FORMAT_VALUE),
+                self._cell(ws, column.ci_low, number_format=FORMAT_VALUE),
+                self._cell(ws, column.ci_high, number_format=FORMAT_VALUE),
                 self._cell(ws, summary['median'], number_format=FORMAT_VALUE),
                 self._cell(ws, summary['stdev'], number_format=FORMAT_VALUE),
                 self._cell(ws, summary['cv_percent'], number_format=FORMAT_PERCENT),
@@ -383,21 +406,35 @@ class WorkbookWriter(object):
                 column.runs,
                 column.failed,
                 column.skipped,
-                self._cell(ws, column.change_percent, fill=fill, number_format=FORMAT_CHANGE),
-                self._cell(ws, column.p_value, fill=fill, number_format=FORMAT_P),
                 self._cell(ws, errors or None, font=styles.failed_font if column.errors else None,
                            alignment=styles.wrap if errors else None),
-                column.baseline,
             ] + ([self._cell(ws, column.link_mbps, number_format=FORMAT_VALUE),
                   self._cell(ws, column.link_percent, number_format=FORMAT_PERCENT)] if report.link_known else []))
         last_row = header_row + len(present)
         if present:
             ws.auto_filter.ref = 'A%d:%s%d' % (header_row, get_column_letter(len(header)), last_row)
         row = last_row
+        compared = [column for column in present if column.baseline is not None]
+        if compared:
+            ws.append([])
+            ws.append(self._header(ws, list(TEST_COMPARISON_COLUMNS), row=row + 2))
+            first_width = self._column_widths[ws.title][0]
+            for number, column in enumerate(compared, row + 3):
+                name = '%s vs %s' % (column.label, column.baseline)
+                if len(name) > first_width - 2:
+                    ws.row_dimensions[number].height = 15 * min(6, -(-len(name) // (first_width - 2)))
+                ws.append([self._cell(ws, name, alignment=styles.wrap)]
+                          + [self._comparison_cell(ws, column, kind, value) for kind, value in enumerate((
+                              column.change_percent, column.change_low, column.change_high, column.p_value,
+                              column.p_holm, column.verdict))])
+            facts = {'level': stats.SIGNIFICANCE_LEVEL, 'minimum': report.min_change_text(), 'runs': stats.MIN_RUNS}
+            for line in TEST_LEGEND:
+                ws.append([self._cell(ws, line % facts, font=styles.italic)])
+            row += 2 + len(compared) + len(TEST_LEGEND)
         if test.other_metrics:
             ws.append([])
             ws.append([self._cell(ws, 'Other metrics (mean of the successful runs)', font=styles.bold)])
-            ws.append(self._header(ws, row=last_row + 3, names=['Configuration'] + [
+            ws.append(self._header(ws, row=row + 3, names=['Configuration'] + [
                 '%s (%s, %s)' % (other['metric'], other['unit'], 'higher' if other['higher_is_better'] else 'lower')
                 for other in test.other_metrics]))
             row += 3

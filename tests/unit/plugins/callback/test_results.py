@@ -450,7 +450,7 @@ def ansible_playbook():
     return path
 
 
-def run_playbook(tmp_path, results_dir, run_id='live'):
+def run_playbook(tmp_path, results_dir, run_id='live', env_extra=None):
     records = [r for r in RECORDS if r['status'] == 'ok'][:3] + [r for r in RECORDS if r['status'] == 'failed'][:1]
     playbook = tmp_path / 'play.yml'
     playbook.write_text(PLAYBOOK.format(records=json.dumps(records), system=json.dumps(SYSTEMS[0])))
@@ -463,6 +463,7 @@ def run_playbook(tmp_path, results_dir, run_id='live'):
         'PERFLAB_RESULTS_DIR': results_dir,
         'PERFLAB_RUN_ID': run_id,
     })
+    env.update(env_extra or {})
     completed = subprocess.run(
         [ansible_playbook(), '-i', 'localhost,', str(playbook),
          '-e', 'results_file=%s' % os.path.join(results_dir, run_id + '.jsonl')],
@@ -472,7 +473,8 @@ def run_playbook(tmp_path, results_dir, run_id='live'):
 
 def test_real_playbook_run_writes_jsonl_and_workbook(tmp_path):
     results_dir = str(tmp_path / 'results')
-    completed, records = run_playbook(tmp_path, results_dir)
+    # the smallest change the study cares about, from the environment as text
+    completed, records = run_playbook(tmp_path, results_dir, env_extra={'PERFLAB_REPORT_MIN_CHANGE_PERCENT': '2.5'})
     output = completed.stdout.decode('utf-8')
     assert completed.returncode == 0, output
     stored = lines_of(os.path.join(results_dir, 'live.jsonl'))
@@ -485,6 +487,37 @@ def test_real_playbook_run_writes_jsonl_and_workbook(tmp_path):
     assert re.search(r'^iPerf 3\.12 - Duration: \d+ Seconds - Test: TCP - Parallel: 1\nMbit/s, higher is better$',
                      output, re.M), output
     assert 'perflab workbook: %s' % os.path.join(results_dir, 'live.xlsx') in output
+    openpyxl = pytest.importorskip('openpyxl')
+    notes = [row[0].value for row in openpyxl.load_workbook(os.path.join(results_dir, 'live.xlsx'))['Summary'].iter_rows()]
+    assert any('minimum change (2.5 %)' in (note or '') for note in notes)
+
+
+def test_real_playbook_run_stops_before_any_task_on_a_bad_minimum_change(tmp_path):
+    completed, _records = run_playbook(tmp_path, str(tmp_path / 'results'),
+                                       env_extra={'PERFLAB_REPORT_MIN_CHANGE_PERCENT': '-1'})
+    output = completed.stdout.decode('utf-8')
+    assert completed.returncode == 1, output
+    assert "min_change_percent must be a number of percent, 0 or more (0: every significant change counts), got '-1'" \
+        in output
+    assert 'TASK [' not in output
+
+
+@pytest.mark.parametrize('options, extra_vars, play_vars, message', [
+    ({'min_change_percent': '-2'}, None, None, "min_change_percent must be a number of percent, 0 or more"),
+    ({}, {'perflab_report_min_change_percent': 'five'}, None, "got 'five'"),
+    ({}, {'perflab_report_min_change_percent': True}, None, 'got True'),
+    ({'compare': '{"tuned": '}, None, None, 'compare must be a mapping'),
+    ({}, {'perflab_report_compare': ['stock']}, None, 'compare must be a mapping'),
+    # a play's variable: that play stops before its first task
+    ({}, None, {'perflab_report_min_change_percent': -5}, 'got -5'),
+])
+def test_bad_report_options_stop_the_run_before_any_test(tmp_path, options, extra_vars, play_vars, message):
+    callback = make_callback(tmp_path, **options)
+    with pytest.raises(SystemExit) as caught:
+        start(callback, extra_vars=extra_vars, play_vars=play_vars)
+    assert caught.value.code == 1
+    assert message in callback._display.errors[0] and 'before any test' in callback._display.errors[0]
+    assert not os.path.exists(callback.jsonl_path)
 
 
 def test_real_playbook_run_stops_before_any_task_when_results_dir_is_unwritable(tmp_path):

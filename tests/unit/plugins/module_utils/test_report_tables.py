@@ -10,11 +10,13 @@ __metaclass__ = type
 import csv
 import json
 import os
+import random
 import re
 import statistics
 
 import pytest
 
+from ansible_collections.perflab.network.plugins.module_utils.record import add_metric
 from ansible_collections.perflab.network.plugins.module_utils.report import exports, stats, store, tables, text
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'results')
@@ -289,7 +291,12 @@ def test_text_summary_blocks_and_bars(report):
     assert bars[1] == text.BAR_WIDTH                          # the largest value
     assert bars[0] == int(round(text.BAR_WIDTH * stock / tuned))
     assert '%.2f' % stock in block[2] and '%.2f' % tuned in block[3]
-    assert block[3].endswith('%+.1f%% *' % ((tuned - stock) / stock * 100))
+    interval = stats.change_interval(primary_values(results_of(STOCK, TUNED), 'netperf/TCP_RR', 'Debian 12 tuned'),
+                                     primary_values(results_of(STOCK, TUNED), 'netperf/TCP_RR', 'Debian 12 stock'))
+    # the change, its 95 % interval and the verdict (3 runs a side, p (Holm) < 0.05, the interval narrower)
+    expected = '%+.1f%% [%+.1f, %+.1f] better' % ((tuned - stock) / stock * 100, interval['low'], interval['high'])
+    assert block[3].endswith(expected)
+    assert "adjusted by Holm's method" in summary and report.verdict_note() in summary
     latency = [b for b in blocks if b.startswith('Ethr 1.0.0')][0].splitlines()
     assert latency[1] == 'us, lower is better'
     failed = [b for b in blocks if b.startswith('iPerf 3.12 - Duration: 10 Seconds - Test: TCP - Parallel: 20')][0]
@@ -387,7 +394,8 @@ def test_each_tuned_configuration_against_its_own_stock():
     assert rocky.change_percent == pytest.approx(stats.relative_change_percent(rocky.mean, rocky_stock.mean))
     summary = text.render(report)
     assert 'baseline Debian 12 stock, Rocky 9 stock' in summary
-    assert re.search(r'^  Rocky 9 tuned \.+ .*[-+]\d+\.\d% (\* )?vs Rocky 9 stock$', summary, re.M), summary
+    assert re.search(r'^  Rocky 9 tuned \.+ .*[-+]\d+\.\d% \[[-+]\d+\.\d, [-+]\d+\.\d\] (better|worse|too noisy|'
+                     r'no significant change) vs Rocky 9 stock$', summary, re.M), summary
 
 
 def test_compare_map_any_configuration_against_any_other():
@@ -420,3 +428,147 @@ def test_percent_of_link_speed():
     rr = [t for t in report.tests if t.test_id == 'netperf/TCP_RR'][0]
     assert rr.by_label['Debian 12 stock'].link_percent is None
     assert '[%.0f%% of 1000.00 Mbit/s link]' % column.link_percent in text.render(report)
+
+
+# --- issue 27.2: confidence intervals, Holm's correction, verdicts ---------------------------------------------
+
+# the metrics of the synthetic studies, each with its direction from record.METRICS (the one table of them)
+MIXED_METRICS = ('throughput_mbps', 'latency_us_mean', 'transactions_per_s', 'lost_percent', 'retransmits')
+
+
+def synthetic_records(values):
+    """Result records of ``{config: {test_id: (metric, [values])}}``, built as the modules build them."""
+    records = []
+    for config, tests in values.items():
+        for test_id, (metric, series) in tests.items():
+            for repetition, value in enumerate(series, 1):
+                result = {'schema': 'perflab.result/1', 'run_id': 'R-%s' % config.replace(' ', '-'), 'config': config,
+                          'test_id': test_id, 'tool': 'synthetic', 'test': test_id.split('/')[-1], 'status': 'ok',
+                          'repetition': repetition, 'primary': metric, 'metrics': {},
+                          'client': {'name': 'lab1'}, 'server': {'name': 'lab2'},
+                          'started_at': '2026-12-01T10:%02d:%02dZ' % (repetition, len(records) % 60)}
+                add_metric(result, metric, value)
+                records.append(result)
+    return records
+
+
+def noise_study(seed, tests=25, runs=5, spread=20.0):
+    """An A/A study: ``tests`` tests, the same distribution in both configurations (noise only)."""
+    rng = random.Random(seed)
+    values = {'A': {}, 'B': {}}
+    for number in range(tests):
+        metric = MIXED_METRICS[number % len(MIXED_METRICS)]
+        test_id = 'synthetic/t%02d' % number
+        values['A'][test_id] = (metric, [rng.gauss(1000.0, spread) for _run in range(runs)])
+        values['B'][test_id] = (metric, [rng.gauss(1000.0, spread) for _run in range(runs)])
+    return values
+
+
+def test_an_a_a_study_flags_nothing_after_holm(tmp_path):
+    # seed 19: three of the 25 raw Welch p-values are below 0.05 (the old workbook painted them), none after Holm
+    report = tables.Report(store.RecordList(synthetic_records(noise_study(19))))
+    assert report.compare == {'A': None, 'B': 'A'} and report.family_sizes == {'B': 25}
+    compared = [test.by_label['B'] for test in report.tests]
+    raw = [column.p_value for column in compared]
+    assert sum(1 for p in raw if p < 0.05) == 3
+    assert [column.p_holm for column in compared] == pytest.approx(stats.holm_adjust(raw))
+    assert all(column.p_holm >= column.p_value for column in compared)
+    assert not any(column.significant for column in compared)
+    assert [column.verdict for column in compared] == ['no significant change'] * 25
+    # every interval holds its change; every mean's interval its mean
+    assert all(column.change_low < column.change_percent < column.change_high for column in compared)
+    assert all(column.ci_low < column.mean < column.ci_high for test in report.tests for column in test.columns)
+    # with a minimum change of 1 %, this lab (CV 2 %, 5 runs) cannot rule one out: too noisy, still no finding
+    strict = tables.Report(store.RecordList(synthetic_records(noise_study(19))), min_change_percent=1)
+    assert set(test.by_label['B'].verdict for test in strict.tests) == {'too noisy'}
+    # the workbook colours none of it
+    openpyxl = pytest.importorskip('openpyxl')
+    from ansible_collections.perflab.network.plugins.module_utils.report import workbook
+    path = str(tmp_path / 'aa.xlsx')
+    workbook.write_workbook(report, path)
+    ws = openpyxl.load_workbook(path)['Summary']
+    header = [cell.value for cell in ws[1]]
+    first, last = header.index('B vs A (%)'), header.index('B vs A verdict')
+    for row in ws.iter_rows(min_row=2, max_row=26):
+        assert all(cell.fill.patternType is None for cell in row[first:last + 1])
+        assert row[last].value == 'no significant change'
+
+
+def test_real_changes_follow_each_metrics_direction():
+    rng = random.Random(7)
+
+    def runs(level):
+        return [rng.gauss(level, level * 0.005) for _run in range(5)]
+    values = {'stock': {}, 'tuned': {}}
+    cases = [('throughput_mbps', 1.05, 'better'), ('throughput_mbps', 0.95, 'worse'),
+             ('latency_us_mean', 0.95, 'better'), ('latency_us_mean', 1.05, 'worse'),
+             ('lost_percent', 0.9, 'better'), ('retransmits', 1.1, 'worse'), ('transactions_per_s', 1.0, None)]
+    for number, (metric, factor, _verdict) in enumerate(cases):
+        values['stock']['t/%d' % number] = (metric, runs(1000.0))
+        values['tuned']['t/%d' % number] = (metric, runs(1000.0 * factor))
+    report = tables.Report(store.RecordList(synthetic_records(values)))
+    verdicts = [test.by_label['tuned'].verdict for test in report.tests]
+    assert verdicts == [expected or 'no significant change' for _metric, _factor, expected in cases]
+    for test, (_metric, factor, _verdict) in zip(report.tests, cases):
+        column = test.by_label['tuned']
+        assert column.change_low < (factor - 1) * 100 < column.change_high
+    # the smallest change the study cares about: 10 % leaves the 5 % changes unflagged, the 10 % ones stand
+    minimum = tables.Report(store.RecordList(synthetic_records(values)), min_change_percent='10')
+    assert [test.by_label['tuned'].verdict for test in minimum.tests] == [
+        'below minimum change'] * 4 + ['better', 'worse', 'no significant change']
+    assert minimum.overview()['min_change_percent'] == 10.0
+    assert 'minimum change (10 %)' in ' '.join(minimum.summary_notes())
+
+
+def test_a_significant_change_with_a_wider_interval_is_too_noisy():
+    # one test (Holm's m = 1): Welch p = 0.0376 < 0.05, change +5.0 % but its interval [+0.3, +9.7] is wider
+    values = {'A': {'t/1': ('throughput_mbps', [100.0, 102.0, 98.0])},
+              'B': {'t/1': ('throughput_mbps', [105.0, 107.0, 103.0])}}
+    column = tables.Report(store.RecordList(synthetic_records(values))).tests[0].by_label['B']
+    assert column.p_value == column.p_holm == pytest.approx(stats.welch_t_test([105, 107, 103], [100, 102, 98])['p'])
+    assert column.p_holm < 0.05 and column.significant
+    assert column.change_percent == pytest.approx(5.0)
+    assert column.change_high - column.change_low > 5.0
+    assert column.verdict == 'too noisy'
+
+
+def test_summary_and_tests_tables_carry_the_intervals_and_verdicts(report):
+    columns = report.summary_columns()
+    at = columns.index('Debian 12 tuned vs Debian 12 stock (%)')
+    assert columns[at:at + 6] == ['Debian 12 tuned vs Debian 12 stock %s' % suffix
+                                  for suffix in ('(%)', 'CI low (%)', 'CI high (%)', 'p', 'p (Holm)', 'verdict')]
+    records = results_of(STOCK, TUNED)
+    rows = dict((row[1], row) for row in report.summary_rows())
+    tested = [test_id for test_id in rows if len(primary_values(records, test_id, 'Debian 12 stock')) >= 2
+              and len(primary_values(records, test_id, 'Debian 12 tuned')) >= 2]
+    raw = [stats.welch_t_test(primary_values(records, test_id, 'Debian 12 tuned'),
+                              primary_values(records, test_id, 'Debian 12 stock'))['p'] for test_id in tested]
+    for test_id, adjusted in zip(tested, stats.holm_adjust(raw)):
+        row = rows[test_id]
+        interval = stats.change_interval(primary_values(records, test_id, 'Debian 12 tuned'),
+                                         primary_values(records, test_id, 'Debian 12 stock'))
+        assert row[at + 1] == pytest.approx(interval['low']) and row[at + 2] == pytest.approx(interval['high'])
+        assert row[at + 4] == pytest.approx(adjusted)
+    assert rows['netperf/TCP_RR'][at + 5] == 'better'
+    assert rows['ethr/tcp_latency/threads=1'][at + 5] == 'too noisy'     # 2 runs a side
+    assert rows['netperf/UDP_STREAM'][at + 5] is None                     # nothing to compare
+    tests_rows = [dict(zip(tables.TESTS_COLUMNS, row)) for row in report.tests_rows()]
+    tuned_rr = [row for row in tests_rows if row['test_id'] == 'netperf/TCP_RR' and row['configuration'] ==
+                'Debian 12 tuned'][0]
+    values = primary_values(records, 'netperf/TCP_RR', 'Debian 12 tuned')
+    assert (tuned_rr['ci_low'], tuned_rr['ci_high']) == pytest.approx(stats.mean_interval(values))
+    assert tuned_rr['verdict'] == 'better' and tuned_rr['significant'] is True
+    assert tuned_rr['p_holm'] == pytest.approx(rows['netperf/TCP_RR'][at + 4])
+
+
+@pytest.mark.parametrize('value, expected', [(None, 0.0), ('', 0.0), (0, 0.0), (2, 2.0), (2.5, 2.5), (' 1.5 ', 1.5)])
+def test_min_change_accepts_numbers(value, expected):
+    assert tables.min_change_value(value) == expected
+
+
+@pytest.mark.parametrize('value', [-1, -0.5, '-2', 'five', True, float('nan'), float('inf'), [1], {'a': 1}])
+def test_min_change_refuses_anything_else(value):
+    with pytest.raises(ValueError, match='min_change_percent must be a number of percent, 0 or more'):
+        tables.min_change_value(value)
+    with pytest.raises(ValueError, match='min_change_percent'):
+        tables.Report(store.RecordList([]), min_change_percent=value)

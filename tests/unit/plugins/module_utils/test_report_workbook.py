@@ -101,13 +101,28 @@ def test_summary_sheet_values_formats_and_marks(merged):
         assert row[5].number_format == workbook.FORMAT_VALUE or row[5].value in ('failed', 'skipped')
     skipped = rows['netperf/UDP_STREAM'][6]
     assert skipped.value == 'skipped' and skipped.font.i and not skipped.font.color.rgb.endswith('9C0006')
+    holm_at = header.index('Debian 12 tuned vs Debian 12 stock p (Holm)')
+    verdict_at = header.index('Debian 12 tuned vs Debian 12 stock verdict')
+    assert header[change_at:verdict_at + 1] == ['Debian 12 tuned vs Debian 12 stock %s' % suffix
+                                                for suffix in tables.COMPARISON_SUFFIXES]
     tcp_rr = rows['netperf/TCP_RR']
     assert tcp_rr[p_at].value < 0.05
     assert tcp_rr[p_at].number_format == workbook.FORMAT_P
-    assert tcp_rr[p_at].fill.fgColor.rgb.endswith('C6EFCE')           # significant and better
+    # only the verdict (significant after Holm) is coloured: the change, p (Holm) and the verdict, not the raw p
+    assert tcp_rr[verdict_at].value == 'better' and tcp_rr[holm_at].value < 0.05
+    for cell in (tcp_rr[change_at], tcp_rr[holm_at], tcp_rr[verdict_at]):
+        assert cell.fill.fgColor.rgb.endswith('C6EFCE')
+    assert tcp_rr[p_at].fill.patternType is None
+    assert tcp_rr[change_at + 1].value < tcp_rr[change_at].value < tcp_rr[change_at + 2].value   # inside its CI
+    # the latency test: p < 0.05 raw, but 2 runs a side: too noisy, no colour
+    latency = rows['ethr/tcp_latency/threads=1']
+    assert latency[p_at].value < 0.05 and latency[verdict_at].value == 'too noisy'
+    assert all(cell.fill.patternType is None for cell in latency[change_at:verdict_at + 1])
     assert rows['nuttcp/tcp'][p_at].value is None                      # one run each: no test
+    assert rows['nuttcp/tcp'][verdict_at].value == 'too noisy'
     notes = [ws.cell(row=number, column=1).value for number in range(len(report.tests) + 3, ws.max_row + 1)]
-    assert any("Welch's two-sample t-test" in (note or '') and 'p < 0.05' in note for note in notes)
+    assert any("Welch's two-sample t-test" in (note or '') and "Holm's step-down" in note for note in notes)
+    assert any((note or '').startswith('Verdict: "too noisy" with fewer than 3') for note in notes)
     assert any('never averaged' in (note or '') for note in notes)
 
 
@@ -118,18 +133,32 @@ def test_test_sheets_title_units_statistics_and_bar_chart(merged):
     ws = wb['iPerf 3.12 - TCP - Parallel 5']
     assert ws['A1'].value == 'iPerf 3.12 - Duration: 10 Seconds - Test: TCP - Parallel: 5'
     assert ws['A2'].value == 'Mbit/s, higher is better'
-    assert [cell.value for cell in ws[5]][:10] == ['Configuration', 'Mean', 'Median', 'Stdev', 'CV %', 'Min', 'Max',
-                                                   'Runs', 'Failed', 'Skipped']
+    assert [cell.value for cell in ws[5]] == ['Configuration', 'Mean', '95% CI low', '95% CI high', 'Median', 'Stdev',
+                                              'CV %', 'Min', 'Max', 'Runs', 'Failed', 'Skipped', 'Errors']
     assert ws.freeze_panes == 'B6'
     for number, config in ((6, 'Debian 12 stock'), (7, 'Debian 12 tuned')):
         values = ok_values(records, test.test_id, config)
         row = [cell.value for cell in ws[number]]
         assert row[0] == config
         assert row[1] == pytest.approx(statistics.mean(values))
-        assert row[2] == pytest.approx(statistics.median(values))
-        assert row[3] == pytest.approx(statistics.stdev(values))
-        assert row[5] == min(values) and row[6] == max(values)
-        assert row[7] == len(values) and row[8] == 0 and row[9] == 0
+        # 3 runs: mean -/+ t(0.975, 2) s / sqrt(3), t from the tables
+        half = 4.302652729749462 * statistics.stdev(values) / 3 ** 0.5
+        assert row[2] == pytest.approx(statistics.mean(values) - half) and row[3] == pytest.approx(
+            statistics.mean(values) + half)
+        assert row[4] == pytest.approx(statistics.median(values))
+        assert row[5] == pytest.approx(statistics.stdev(values))
+        assert row[7] == min(values) and row[8] == max(values)
+        assert row[9] == len(values) and row[10] == 0 and row[11] == 0
+    # the comparison below: the tuned run against its baseline
+    width = len(workbook.TEST_COMPARISON_COLUMNS)
+    assert [cell.value for cell in ws[9]][:width] == list(workbook.TEST_COMPARISON_COLUMNS)
+    tuned = test.by_label['Debian 12 tuned']
+    compared = [cell.value for cell in ws[10]][:width]
+    assert compared == ['Debian 12 tuned vs Debian 12 stock', pytest.approx(tuned.change_percent),
+                        pytest.approx(tuned.change_low), pytest.approx(tuned.change_high), pytest.approx(tuned.p_value),
+                        pytest.approx(tuned.p_holm), tuned.verdict]
+    assert ws['A11'].value.startswith('95 % confidence intervals') and ws['A12'].value.startswith('Verdict: ')
+    assert 'minimum (none declared)' in ws['A12'].value
     charts = ws._charts
     assert len(charts) == 1
     chart = charts[0]
@@ -144,7 +173,7 @@ def test_failed_runs_show_in_their_test_sheet(merged):
     ws = wb['iPerf 3.12 - TCP - Parallel 20']
     rows = dict((row[0].value, row) for row in ws.iter_rows(min_row=6, max_row=7))
     stock = rows['Debian 12 stock']
-    assert stock[1].value is None and stock[7].value == 0 and stock[8].value == 2 and stock[9].value == 0
+    assert stock[1].value is None and stock[9].value == 0 and stock[10].value == 2 and stock[11].value == 0
     assert stock[12].value == 'iperf3 timed out after 40 s'
 
 
@@ -360,6 +389,10 @@ def test_every_sheet_prints_legibly(study, tmp_path):
         assert '%s %% of link' % label in words
     for test in report.tests:
         assert test.title in with_link[0]
+    # the comparisons' narrow columns print their whole names: which figure each is shows (4 comparisons)
+    printed = ' '.join(' '.join(raw.split()) for _layout, raw, _heights in pages['Summary']).replace('- ', '-')
+    for suffix in tables.COMPARISON_SUFFIXES:
+        assert len(re.findall(r'Ubuntu 18\.04 stock %s(?! \()' % re.escape(suffix), printed)) == 4, suffix
     # a test sheet: its table, its other metrics and its chart on one legible page
     for name in result['sheets'][1:-3]:
         ws = wb[name]
@@ -425,7 +458,7 @@ def test_text_and_markdown_views_match_the_workbook(study):
         header = [cell.value for cell in ws[5]]
         means = {}
         for row in ws.iter_rows(min_row=6, max_row=5 + len(STUDY_LABELS), values_only=True):
-            label, mean, stdev, runs = row[0], row[1], row[3], row[7]
+            label, mean, stdev, runs = row[0], row[1], row[header.index('Stdev')], row[header.index('Runs')]
             line, md_row = _view_line(plain, test.title, label), _view_line(markdown, '## ' + test.title, label)
             if mean is None:
                 assert 'FAILED' in line or 'SKIPPED' in line

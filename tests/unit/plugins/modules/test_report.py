@@ -125,6 +125,9 @@ def test_check_mode_writes_nothing(capsys, results_dir):
     ({'exports': ['xml']}, 'exports'),
     ({'group_by': 'host'}, 'group_by'),
     ({'src': []}, 'src is empty'),
+    ({'min_change_percent': -1}, 'min_change_percent must be a number of percent, 0 or more'),
+    ({'min_change_percent': 'five'}, 'min_change_percent must be a number of percent, 0 or more'),
+    ({'min_change_percent': True}, 'min_change_percent must be a number of percent, 0 or more'),
 ])
 def test_bad_input_fails_before_anything_runs(capsys, results_dir, args, message):
     params = {'src': [str(results_dir / 'stock.jsonl')], 'dest': str(results_dir / 'r.xlsx')}
@@ -158,3 +161,20 @@ def test_a_copied_results_file_is_counted_once_and_said(capsys, results_dir):
     assert any('%d record(s) were read more than once and counted once' % copies in w and 'stock-backup.jsonl' in w
                for w in warned), warned
     assert 'read more than once' in twice['summary']
+
+
+def test_min_change_reaches_the_verdicts(capsys, results_dir):
+    dest = str(results_dir / 'minimum.xlsx')
+    code, result = run(capsys, src=[str(results_dir / 'stock.jsonl'), str(results_dir / 'tuned.jsonl')], dest=dest,
+                       min_change_percent='30', exports=['json'])
+    assert code == 0, result
+    assert result['min_change_percent'] == 30.0
+    with open(dest[:-len('.xlsx')] + '.json') as handle:
+        document = json.load(handle)
+    tests = document['tables']['tests']
+    rows = [dict(zip(tests['columns'], row)) for row in tests['rows']]
+    # TCP_RR: +23.8 %, significant after Holm, below the 30 % the study cares about
+    tuned_rr = [row for row in rows if row['test_id'] == 'netperf/TCP_RR' and row['configuration'] == 'Debian 12 tuned']
+    assert tuned_rr[0]['verdict'] == 'below minimum change' and tuned_rr[0]['significant'] is True
+    assert document['overview']['min_change_percent'] == 30.0
+    assert 'minimum change (30 %)' in result['summary']
