@@ -20,7 +20,7 @@ __metaclass__ = type
 
 import math
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import record, registry
 from ansible_collections.perflab.network.plugins.module_utils.report import stats
 from ansible_collections.perflab.network.plugins.module_utils.report.store import RESULT, SYSTEM, duplicates_note
 
@@ -200,6 +200,10 @@ class _Test(object):
         self.primary = _most_common(self.primaries)
         if self.primary is None and self.units:
             self.primary = next(iter(self.units))
+        tool = _most_common(self.tools) or ''
+        if self.primary is None and tool in registry.TOOLS and self.test in registry.get(tool).tests:
+            # no run succeeded: the metric the tool's test reports (its unit and direction are defined)
+            self.primary = registry.get(tool).primary({'test': self.test})
         self.title = default_title(_most_common(self.tools) or '', sorted(self.versions, key=_version_key),
                                    self.test, self.protocol, self.direction, self.parallel, self.test_id,
                                    duration=self.duration, options=self.options, processes=self.processes,
@@ -207,12 +211,15 @@ class _Test(object):
 
     @property
     def unit(self):
-        return self.units.get(self.primary, '')
+        """As the records say; a test without a successful run takes its primary metric's defined unit."""
+        return self.units.get(self.primary) or record.METRICS.get(self.primary, ('',))[0]
 
     @property
     def higher_is_better(self):
-        """True or False as the records say, None when no record had the primary metric."""
-        return self.better.get(self.primary)
+        """True or False as the records say (else as the primary metric is defined), None when unknown."""
+        if self.primary in self.better:
+            return self.better[self.primary]
+        return record.METRICS[self.primary][1] if self.primary in record.METRICS else None
 
 
 def _version_key(version):
