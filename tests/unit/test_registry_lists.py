@@ -136,7 +136,8 @@ def test_module_argument_specs_ask_the_registry():
            differs('plugins/modules/bench_server.py argument_spec: servers.tool',
                    specs['bench_server']['servers']['options']['tool']['choices']),
            differs('plugins/modules/bench_test.py argument_spec: tool', specs['bench_test']['tool']['choices']),
-           differs('plugins/modules/benchmark_plan.py argument_spec: tools', specs['benchmark_plan']['tools']['choices'])])
+           differs('plugins/modules/benchmark_plan.py argument_spec: tools',
+                   specs['benchmark_plan']['tools']['choices'])])
 
 
 def test_default_lists_of_tools_are_the_tools_role_s_default():
@@ -171,8 +172,8 @@ def test_the_tools_role_knows_every_tool_on_every_os():
             if entry.get('method') == 'unavailable' and not entry.get('reason'):
                 problems.append('%s: %s: unavailable without a reason' % (rel(path), name))
             if entry.get('binary') and entry['binary'] not in (tool.client_executable, tool.client_executable + '.exe'):
-                problems.append('%s: %s: binary %s, the registry runs %s' % (rel(path), name, entry['binary'],
-                                                                            tool.client_executable))
+                problems.append('%s: %s: binary %s, the registry runs %s'
+                                % (rel(path), name, entry['binary'], tool.client_executable))
     main = load('roles/tools/vars/main.yml')
     for key in ('__tools_sources', '__tools_source_recipes'):
         problems.append(differs('roles/tools/vars/main.yml: %s' % key, main[key], NAMES & set(main[key])))
@@ -188,7 +189,8 @@ def test_the_tools_role_knows_every_tool_on_every_os():
 def test_the_vm_image_holds_every_package_the_tools_role_installs_on_debian():
     """The VM lab's image (Debian) has the packages the tools role would install there, so it finds them."""
     plan = load('roles/tools/vars/Debian.yml')['__tools_plan']
-    wanted = set(package for entry in plan.values() if entry.get('method') == 'package' for package in entry['packages'])
+    wanted = set(package for entry in plan.values() if entry.get('method') == 'package'
+                 for package in entry['packages'])
     missing = sorted(wanted - set(lab_vm_image.VM_PACKAGES))
     agree(['plugins/module_utils/lab_vm_image.py: VM_PACKAGES lacks %s (roles/tools/vars/Debian.yml installs them)'
            % missing if missing else ''])
@@ -199,7 +201,7 @@ def test_the_lab_installs_every_tool():
     text = read('roles/lab/templates/hosts.yml.j2')
     line = [line for line in text.splitlines() if line.strip().startswith('tools_list:')]
     assert len(line) == 1, 'roles/lab/templates/hosts.yml.j2: one tools_list line'
-    assert differs('roles/lab/templates/hosts.yml.j2: tools_list', TOOL_RE.findall(line[0])) == ''
+    agree([differs('roles/lab/templates/hosts.yml.j2: tools_list', TOOL_RE.findall(line[0]))])
 
 
 # Text that names every tool, or the default list: (file, a regex that finds the passage, the tools it
@@ -275,6 +277,58 @@ def test_each_tool_module_documents_its_default_port():
         module = importlib.import_module('ansible_collections.perflab.network.plugins.modules.%s' % name)
         description = ' '.join(yaml.safe_load(module.DOCUMENTATION)['options']['port']['description'])
         if 'Default C(%d)' % tool.default_port not in description:
-            problems.append('plugins/modules/%s.py: port: no "Default C(%d)" in %r' % (name, tool.default_port,
-                                                                                     description))
+            problems.append('plugins/modules/%s.py: port: no "Default C(%d)" in %r'
+                            % (name, tool.default_port, description))
+    agree(problems)
+
+
+# the tools role README's support table: row label -> the vars file whose __tools_plan the row shows
+SUPPORT_ROWS = [('Debian', 'Debian'), ('Ubuntu', 'Ubuntu'), ('CentOS 7', 'RedHat'), ('RHEL, Rocky', 'RedHat'),
+                ('Fedora', 'Fedora'), ('Clear Linux', 'ClearLinux'), ('FreeBSD', 'FreeBSD'), ('Windows', 'Windows')]
+
+
+def support_method(cell):
+    """The tools role's method a cell of the support table describes."""
+    for start, method in (('**none**', 'unavailable'), ('source build', 'source'), ('release zip', 'release_zip'),
+                          ('release build', 'release_binary')):
+        if cell.startswith(start):
+            return method
+    return 'package'
+
+
+def test_the_tools_readme_support_table_is_the_per_os_plans():
+    """Each cell of roles/tools/README.md's support table says the method (and component, EPEL) of its OS's plan."""
+    text = read('roles/tools/README.md').splitlines()
+    start = [number for number, line in enumerate(text) if line.startswith('| OS | ')][0]
+    lines = []
+    for line in text[start:]:
+        if not line.startswith('|'):
+            break
+        lines.append(line)
+    header = lines[0]
+    columns = [TOOL_RE.search(cell).group(1) for cell in header.strip('|').split('|')[1:]]
+    problems = [differs('roles/tools/README.md: support table columns', columns)]
+    for label, layer in SUPPORT_ROWS:
+        rows = [line for line in lines if line.startswith('| %s' % label)]
+        plan = load('roles/tools/vars/%s.yml' % layer)['__tools_plan']
+        if not rows:
+            problems.append('roles/tools/README.md: no support row for %s' % label)
+        for row in rows:
+            cells = [cell.strip() for cell in row.strip('|').split('|')[1:]]
+            for tool, cell in zip(columns, cells):
+                entry = plan[tool]
+                where = 'roles/tools/README.md: %s, %s (roles/tools/vars/%s.yml)' % (row.split('|')[1].strip(), tool,
+                                                                                     layer)
+                if support_method(cell) != entry['method']:
+                    problems.append('%s: says %s, the plan %s' % (where, support_method(cell), entry['method']))
+                elif entry.get('apt_component') and not cell.startswith(entry['apt_component']):
+                    problems.append('%s: the plan takes it from %s' % (where, entry['apt_component']))
+                elif entry.get('repo') == 'epel' and not cell.startswith('EPEL'):
+                    problems.append('%s: the plan takes it from EPEL' % where)
+    # a package name the header quotes is Debian's
+    debian = load('roles/tools/vars/Debian.yml')['__tools_plan']
+    for tool, package in re.findall(r'(\w+) \(package `([^`]+)`\)', header):
+        if debian[tool].get('packages') != [package]:
+            problems.append('roles/tools/README.md: %s is package %s, roles/tools/vars/Debian.yml says %s'
+                            % (tool, package, debian[tool].get('packages')))
     agree(problems)
