@@ -45,7 +45,8 @@ EXAMPLES = r'''
 
 RETURN = r'''
 _value:
-  description: One C({port, end_port, protocol}) per opening, in the tools' order.
+  description: One C({port, end_port, protocol}) per opening, in the tools' order, each once (iperf2's default port
+    5001 is also nuttcp's first data port).
   type: list
   elements: dict
 '''
@@ -64,7 +65,10 @@ def tool_ports(tools, iperf3_ports=1, netperf_data_ports=None, nuttcp_streams=1)
         if name not in registry.TOOLS:
             raise AnsibleFilterError('tool_ports: unknown tool %r (known: %s)' % (name, ', '.join(registry.NAMES)))
         for first, last, protocol in registry.get(name).standalone_openings(settings):
-            out.append({'port': first, 'end_port': last, 'protocol': protocol})
+            opening = {'port': first, 'end_port': last, 'protocol': protocol}
+            # each opening once: iperf2's own port is nuttcp's first data port
+            if opening not in out:
+                out.append(opening)
     return out
 
 

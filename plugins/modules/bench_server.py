@@ -153,6 +153,7 @@ options:
     elements: str
 seealso:
   - module: perflab.network.iperf3
+  - module: perflab.network.iperf2
   - module: perflab.network.nuttcp
   - module: perflab.network.netperf
   - module: perflab.network.ethr

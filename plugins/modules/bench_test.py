@@ -14,7 +14,7 @@ short_description: Run one test of any benchmark tool of the collection and retu
 version_added: 0.2.0
 description:
   - Runs one test of O(tool) exactly as the tool's own module (M(perflab.network.iperf3),
-    M(perflab.network.netperf), M(perflab.network.nuttcp), M(perflab.network.ethr)) would with the
+    M(perflab.network.iperf2), M(perflab.network.netperf), M(perflab.network.nuttcp), M(perflab.network.ethr)) would with the
     same arguments, with the tool's options given as one mapping O(options). The same runner, argv,
     parser and test id serve both.
   - The benchmark role runs every test of a plan through this module, so a plan item's options reach
@@ -67,6 +67,7 @@ options:
     default: false
 seealso:
   - module: perflab.network.iperf3
+  - module: perflab.network.iperf2
   - module: perflab.network.netperf
   - module: perflab.network.nuttcp
   - module: perflab.network.ethr

@@ -301,32 +301,36 @@ def skipped_record(item, run_id, suite_name, reason):
     return plan_records.planned_record(item, 'skipped', reason, run_id=run_id, suite_name=suite_name)
 
 
+def argument_spec():
+    return dict(
+        suite=dict(type='str', required=True),
+        suite_paths=dict(type='list', elements='path', default=[]),
+        duration=dict(type='int'),
+        repetitions=dict(type='int'),
+        parallel=dict(type='list', elements='int'),
+        tools=dict(type='list', elements='str', choices=list(registry.NAMES)),
+        hosts=dict(type='dict', required=True),
+        inventory=dict(type='list', elements='str', default=[]),
+        servers=dict(type='list', elements='str', default=[]),
+        clients=dict(type='list', elements='str', default=[]),
+        pairs=dict(type='list', elements='dict', default=[]),
+        mesh=dict(type='bool', default=False),
+        labels=dict(type='dict', default={}),
+        system_under_test=dict(type='str', choices=['servers', 'clients', 'both'], default='both'),
+        reverse_pairs=dict(type='bool', default=False),
+        run_suites=dict(type='list', elements='str', default=[]),
+        run_id=dict(type='str'),
+        results_dir=dict(type='path', default='results'),
+        tools_present=dict(type='dict', default={}),
+        failed_hosts=dict(type='dict', default={}),
+        serialize_pairs=dict(type='bool', default=False),
+        configurations=dict(type='int', default=1),
+    )
+
+
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
-            suite=dict(type='str', required=True),
-            suite_paths=dict(type='list', elements='path', default=[]),
-            duration=dict(type='int'),
-            repetitions=dict(type='int'),
-            parallel=dict(type='list', elements='int'),
-            tools=dict(type='list', elements='str', choices=sorted(suites.TOOL_TESTS)),
-            hosts=dict(type='dict', required=True),
-            inventory=dict(type='list', elements='str', default=[]),
-            servers=dict(type='list', elements='str', default=[]),
-            clients=dict(type='list', elements='str', default=[]),
-            pairs=dict(type='list', elements='dict', default=[]),
-            mesh=dict(type='bool', default=False),
-            labels=dict(type='dict', default={}),
-            system_under_test=dict(type='str', choices=['servers', 'clients', 'both'], default='both'),
-            reverse_pairs=dict(type='bool', default=False),
-            run_suites=dict(type='list', elements='str', default=[]),
-            run_id=dict(type='str'),
-            results_dir=dict(type='path', default='results'),
-            tools_present=dict(type='dict', default={}),
-            failed_hosts=dict(type='dict', default={}),
-            serialize_pairs=dict(type='bool', default=False),
-            configurations=dict(type='int', default=1),
-        ),
+        argument_spec=argument_spec(),
         supports_check_mode=True,
     )
     p = module.params

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from ansible_collections.perflab.network.plugins.filter.tool_version import tool_version
+from ansible_collections.perflab.network.plugins.filter.tool_version_probes import tool_version_probes
 from ansible_collections.perflab.network.plugins.module_utils import registry
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -37,11 +38,17 @@ def test_ethr_s_title_version_is_the_tools_role_s():
     assert version == tool_version(help_text, 'ethr') == '1.0.0-5-g86e0704'
     title = registry.get('ethr').report_title('tcp_stream', versions=[version], protocol='tcp', duration=60)
     assert title.startswith('Ethr 1.0.0-5-g86e0704 - Duration: 60 Seconds')
-    # the role has no reading of its own left (a regex beside the registry's)
-    probes = yaml.safe_load((ROOT / 'roles' / 'tools' / 'vars' / 'main.yml').read_text())['__tools_version_probes']
+    # the role has no reading of its own left (a regex beside the registry's), nor a probe of its own: it
+    # asks the registry through the tool_version_probes filter
+    role_vars = yaml.safe_load((ROOT / 'roles' / 'tools' / 'vars' / 'main.yml').read_text())
+    assert role_vars['__tools_version_probes'] == '{{ [] | perflab.network.tool_version_probes }}'
+    probes = tool_version_probes([])
+    assert list(probes) == list(registry.TOOLS)
     assert all(set(probe) == {'binary', 'args'} for probe in probes.values())
-    assert dict((name, probe['args']) for name, probe in probes.items()) == dict(
-        (name, registry.get(name).version_argv('x')[1:]) for name in probes)
+    assert probes['iperf2'] == {'binary': 'iperf', 'args': ['-v']}
+    assert probes['ethr'] == {'binary': 'ethr', 'args': ['-h']}
+    assert dict((name, [probe['binary']] + probe['args']) for name, probe in probes.items()) == dict(
+        (name, tool.version_argv(tool.client_executable)) for name, tool in registry.TOOLS.items())
 
 
 def test_the_ethr_titles_docs_reports_md_shows_can_be_made():

@@ -18,6 +18,7 @@ import yaml
 
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.perflab.network.plugins.filter.tool_version_probes import tool_version_probes
 from ansible_collections.perflab.network.plugins.module_utils import tools_plan as tp
 from ansible_collections.perflab.network.plugins.modules import tools_plan as module
 
@@ -52,6 +53,11 @@ def os_data(facts):
         path = ROLE / 'vars' / ('%s.yml' % layer)
         if path.exists():
             merged.update(yaml.safe_load(path.read_text()) or {})
+    # what vars/main.yml takes from the registry through a filter (the role templates it on the host)
+    assert merged['__tools_version_probes'] == '{{ [] | perflab.network.tool_version_probes }}'
+    assert merged['__tools_all'] == '{{ __tools_version_probes | list }}'
+    merged['__tools_version_probes'] = tool_version_probes([])
+    merged['__tools_all'] = list(merged['__tools_version_probes'])
     data = dict((key[len('__tools_'):], _render(value)) for key, value in merged.items())
     data.setdefault('plan', {})
     return data

@@ -1,0 +1,334 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Every list of tools, tool port and per-OS tool entry written as static text agrees with the tool registry.
+
+What Python can ask the registry at run time does (modules' argument specs, filters, the tools role's
+list of tools and version probes through ``tool_version_probes``). What must stay text (YAML argument
+specs, module DOCUMENTATION, docs, per-OS vars, the lab's package lists) is read here, and each check
+names the file and the difference. A new tool makes these fail until each list names it (or says why not).
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import glob
+import importlib
+import os
+import re
+
+import yaml
+
+from ansible_collections.perflab.network.plugins.module_utils import lab_vm_image
+from ansible_collections.perflab.network.plugins.module_utils import registry
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+NAMES = set(registry.NAMES)
+TOOL_RE = re.compile(r'\b(%s)\b' % '|'.join(sorted(NAMES, key=len, reverse=True)))
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def read(path):
+    with open(os.path.join(ROOT, path)) as handle:
+        return handle.read()
+
+
+def load(path):
+    return yaml.safe_load(read(path))
+
+
+def differs(where, got, want=None):
+    """'' or how what ``where`` lists differs from ``want`` (the registry's tools by default)."""
+    got, against = set(got), 'the registry' if want is None else sorted(want)
+    want = NAMES if want is None else set(want)
+    if got == want:
+        return ''
+    return '%s: lacks %s, has %s beyond %s' % (where, sorted(want - got), sorted(got - want), against)
+
+
+def agree(problems):
+    """Fail naming every file and difference at once."""
+    problems = [problem for problem in problems if problem]
+    assert not problems, 'lists that disagree with the tool registry:\n' + '\n'.join(problems)
+
+
+def module_docs():
+    """(path, DOCUMENTATION as data) of every plugin with documentation."""
+    for path in sorted(glob.glob(os.path.join(ROOT, 'plugins', '*', '*.py'))):
+        kind, name = path.split(os.sep)[-2], os.path.basename(path)[:-3]
+        if kind not in ('modules', 'filter', 'lookup', 'action', 'callback') or name == '__init__':
+            continue
+        match = re.search(r"^DOCUMENTATION = r?'''(.*?)'''", read(path), flags=re.S | re.M)
+        if match:
+            yield rel(path), yaml.safe_load(match.group(1))
+
+
+def argument_specs():
+    """(path, options) of every role's entry points and the study's argument spec."""
+    for path in sorted(glob.glob(os.path.join(ROOT, 'roles', '*', 'meta', 'argument_specs.yml'))):
+        for entry, spec in (load(rel(path))['argument_specs'] or {}).items():
+            yield '%s (%s)' % (rel(path), entry), spec.get('options') or {}
+    for path in sorted(glob.glob(os.path.join(ROOT, 'playbooks', 'vars', '*argument_spec*.yml'))):
+        data = load(rel(path))
+        for entry, spec in (data.get('argument_specs') or {'study': data}).items():
+            yield '%s (%s)' % (rel(path), entry), (spec or {}).get('options') or {}
+
+
+def walk_options(where, options):
+    """(where.option, spec) of every option and suboption."""
+    for name, spec in (options or {}).items():
+        if not isinstance(spec, dict):
+            continue
+        yield '%s: %s' % (where, name), spec
+        for sub in walk_options('%s: %s' % (where, name), spec.get('suboptions')):
+            yield sub
+
+
+def every_option():
+    for path, doc in module_docs():
+        for item in walk_options(path, doc.get('options')):
+            yield item
+    for where, options in argument_specs():
+        for item in walk_options(where, options):
+            yield item
+
+
+def tool_values(values):
+    return [value for value in values or [] if isinstance(value, str) and TOOL_RE.fullmatch(value)]
+
+
+# choices that are on purpose a part of the tools: option -> the tools it must name
+SOURCE_BUILDS = set(load('roles/tools/vars/main.yml')['__tools_source_recipes'])
+PART_CHOICES = {'roles/tools/meta/argument_specs.yml (main): tools_build_from_source': SOURCE_BUILDS}
+# defaults that are on purpose a part of the tools: the tools role's default list (iperf2 only when asked
+# for), whose ports the firewall role opens by default and which the role's vars repeat
+DEFAULT_LIST = load('roles/tools/defaults/main.yml')['tools_list']
+
+
+def test_every_choice_of_tools_is_the_registry():
+    """An option that chooses among tools (role argument specs, module and plugin docs) offers every tool."""
+    problems, seen = [], []
+    for where, spec in every_option():
+        chosen = tool_values(spec.get('choices'))
+        if not chosen:
+            continue
+        seen.append(where)
+        key = re.sub(r' \(\w+\): ', ' (main): ', where) if where.startswith('roles/tools/') else where
+        problems.append(differs(where, chosen, PART_CHOICES.get(key)))
+    agree(problems)
+    # the lists this test exists for (so that a moved or renamed one is not silently left unchecked)
+    for expected in ('roles/benchmark/meta/argument_specs.yml (main): benchmark_tools',
+                     'roles/firewall/meta/argument_specs.yml (main): firewall_tools',
+                     'roles/tools/meta/argument_specs.yml (main): tools_list',
+                     'plugins/modules/bench_server.py: tool', 'plugins/modules/bench_server.py: servers: tool',
+                     'plugins/modules/bench_test.py: tool', 'plugins/modules/benchmark_plan.py: tools'):
+        assert expected in seen, expected
+
+
+def test_module_argument_specs_ask_the_registry():
+    """The modules' own argument specs offer what their DOCUMENTATION does: the registry."""
+    from ansible_collections.perflab.network.plugins.modules import bench_server, bench_test, benchmark_plan
+    specs = {'bench_server': bench_server.argument_spec(), 'bench_test': bench_test.argument_spec(),
+             'benchmark_plan': benchmark_plan.argument_spec()}
+    agree([differs('plugins/modules/bench_server.py argument_spec: tool', specs['bench_server']['tool']['choices']),
+           differs('plugins/modules/bench_server.py argument_spec: servers.tool',
+                   specs['bench_server']['servers']['options']['tool']['choices']),
+           differs('plugins/modules/bench_test.py argument_spec: tool', specs['bench_test']['tool']['choices']),
+           differs('plugins/modules/benchmark_plan.py argument_spec: tools',
+                   specs['benchmark_plan']['tools']['choices'])])
+
+
+def test_default_lists_of_tools_are_the_tools_role_s_default():
+    """Every default list of tools is the tools role's default list, and only names tools of the registry."""
+    assert differs('roles/tools/defaults/main.yml: tools_list', DEFAULT_LIST, NAMES & set(DEFAULT_LIST)) == ''
+    problems = []
+    for where, spec in every_option():
+        default = spec.get('default')
+        if isinstance(default, list) and tool_values(default):
+            problems.append(differs('%s default' % where, default, DEFAULT_LIST))
+    for path, key in (('roles/firewall/defaults/main.yml', 'firewall_tools'),
+                      ('roles/tools/vars/main.yml', '__tools_default_list')):
+        problems.append(differs('%s: %s' % (path, key), load(path)[key], DEFAULT_LIST))
+    agree(problems)
+
+
+def test_the_tools_role_knows_every_tool_on_every_os():
+    """Each per-OS plan has an entry for every tool (a method, or why the OS cannot have it)."""
+    problems = []
+    for path in sorted(glob.glob(os.path.join(ROOT, 'roles', 'tools', 'vars', '*.yml'))):
+        data = load(rel(path)) or {}
+        plan = data.get('__tools_plan')
+        if plan is None:
+            continue
+        problems.append(differs('%s: __tools_plan' % rel(path), plan))
+        for name, entry in plan.items():
+            if name not in NAMES:
+                continue
+            tool = registry.get(name)
+            if entry.get('method') == 'package' and not entry.get('packages'):
+                problems.append('%s: %s: a package method without packages' % (rel(path), name))
+            if entry.get('method') == 'unavailable' and not entry.get('reason'):
+                problems.append('%s: %s: unavailable without a reason' % (rel(path), name))
+            if entry.get('binary') and entry['binary'] not in (tool.client_executable, tool.client_executable + '.exe'):
+                problems.append('%s: %s: binary %s, the registry runs %s'
+                                % (rel(path), name, entry['binary'], tool.client_executable))
+    main = load('roles/tools/vars/main.yml')
+    for key in ('__tools_sources', '__tools_source_recipes'):
+        problems.append(differs('roles/tools/vars/main.yml: %s' % key, main[key], NAMES & set(main[key])))
+    for name, recipe in main['__tools_source_recipes'].items():
+        tool = registry.get(name)
+        wanted = set([tool.client_executable, tool.server_executable])
+        if not wanted <= set(recipe['binaries']):
+            problems.append('roles/tools/vars/main.yml: %s builds %s, the registry runs %s'
+                            % (name, recipe['binaries'], sorted(wanted)))
+    agree(problems)
+
+
+def test_the_vm_image_holds_every_package_the_tools_role_installs_on_debian():
+    """The VM lab's image (Debian) has the packages the tools role would install there, so it finds them."""
+    plan = load('roles/tools/vars/Debian.yml')['__tools_plan']
+    wanted = set(package for entry in plan.values() if entry.get('method') == 'package'
+                 for package in entry['packages'])
+    missing = sorted(wanted - set(lab_vm_image.VM_PACKAGES))
+    agree(['plugins/module_utils/lab_vm_image.py: VM_PACKAGES lacks %s (roles/tools/vars/Debian.yml installs them)'
+           % missing if missing else ''])
+
+
+def test_the_lab_installs_every_tool():
+    """The lab inventory's tools_list names every tool (ethr when a controller file of it is given)."""
+    text = read('roles/lab/templates/hosts.yml.j2')
+    line = [line for line in text.splitlines() if line.strip().startswith('tools_list:')]
+    assert len(line) == 1, 'roles/lab/templates/hosts.yml.j2: one tools_list line'
+    agree([differs('roles/lab/templates/hosts.yml.j2: tools_list', TOOL_RE.findall(line[0]))])
+
+
+# Text that names every tool, or the default list: (file, a regex that finds the passage, the tools it
+# names). Each regex finds exactly one passage.
+PROSE = [
+    ('README.md', r'^\| `roles/tools` \|.*$', None),
+    ('README.md', r'^\| modules `iperf3`.*$', None),
+    ('docs/modules.md', r'^Every test module \(.*$', None),
+    ('docs/dev-module-api.md', r'^All test modules \(.*$', None),
+    ('docs/result-record.md', r'^\| `tool` \|.*$', None),
+    ('roles/tools/README.md', r'^Installs the benchmark tools .*$', None),
+    ('roles/tools/README.md', r'^\| OS \| iperf3 .*$', None),
+    ('roles/tools/README.md', r'^\| `tools_list` \| [^|]*', DEFAULT_LIST),
+    ('roles/tools/README.md', r'^\| `tools_list` \|[^|]*\| tools to install: any of .*$', None),
+    ('roles/firewall/README.md', r'^\| `firewall_tools` \| `[^`]*`', DEFAULT_LIST),
+    ('roles/firewall/README.md', r'^\| `firewall_tools` \|[^|]*\| any of [^;]*', None),
+    ('roles/tools/meta/argument_specs.yml', r'short_description: Install .*$', None),
+    ('plugins/modules/bench_server.py', r'^short_description: .*$', None),
+    # the list of module links: one level of parentheses inside
+    ('plugins/modules/bench_test.py', r"exactly as the tool's own module \((?:[^()]|\([^()]*\))*\)", None),
+]
+
+
+def test_text_that_names_every_tool_names_the_registry():
+    problems = []
+    for path, pattern, want in PROSE:
+        found = re.findall(pattern, read(path), flags=re.M)
+        if len(found) != 1:
+            problems.append('%s: %d passages match %r' % (path, len(found), pattern))
+            continue
+        problems.append(differs('%s: %r' % (path, found[0][:60]), TOOL_RE.findall(found[0]), want))
+    # the modules that run any tool point at every tool's own module
+    for path, doc in module_docs():
+        if os.path.basename(path) in ('bench_server.py', 'bench_test.py'):
+            linked = [item['module'].split('.')[-1] for item in doc['seealso']]
+            problems.append(differs('%s: seealso' % path, [name for name in linked if name in NAMES]))
+    agree(problems)
+
+
+def port_texts():
+    """(file, text) of the docs, READMEs, plugin docs and role data that may quote tools' ports."""
+    paths = glob.glob(os.path.join(ROOT, 'docs', '*.md')) + glob.glob(os.path.join(ROOT, 'roles', '*', 'README.md'))
+    paths += [os.path.join(ROOT, 'README.md')] + glob.glob(os.path.join(ROOT, 'plugins', '*', '*.py'))
+    paths += glob.glob(os.path.join(ROOT, 'roles', '*', 'meta', 'argument_specs.yml'))
+    paths += glob.glob(os.path.join(ROOT, 'roles', '*', 'defaults', '*.yml'))
+    for path in sorted(paths):
+        yield rel(path), read(rel(path))
+
+
+PORT_RE = re.compile(r'\b(%s)\b(?:[ |:`]|C\()*([0-9]{4,5})\b' % TOOL_RE.pattern[3:-3])
+
+
+def test_every_quoted_tool_port_is_the_registry_s():
+    """"iperf3 5201", "| nuttcp | 5000": a tool's port is its default (or its plan's first port), and a
+    passage that quotes the ports of several tools quotes every tool's."""
+    problems = []
+    for path, text in port_texts():
+        for block in re.split(r'\n[ \t]*\n', text):
+            quoted = PORT_RE.findall(block)
+            for name, port in quoted:
+                tool = registry.get(name)
+                if int(port) not in (tool.default_port, tool.plan_base()):
+                    problems.append('%s: %s %s, the registry says %d' % (path, name, port, tool.default_port))
+            if len(set(name for name, _port in quoted)) > 1:
+                problems.append(differs('%s: the ports of %r' % (path, block.strip()[:60]),
+                                        [name for name, _port in quoted]))
+    agree(problems)
+
+
+def test_each_tool_module_documents_its_default_port():
+    problems = []
+    for name, tool in registry.TOOLS.items():
+        module = importlib.import_module('ansible_collections.perflab.network.plugins.modules.%s' % name)
+        description = ' '.join(yaml.safe_load(module.DOCUMENTATION)['options']['port']['description'])
+        if 'Default C(%d)' % tool.default_port not in description:
+            problems.append('plugins/modules/%s.py: port: no "Default C(%d)" in %r'
+                            % (name, tool.default_port, description))
+    agree(problems)
+
+
+# the tools role README's support table: row label -> the vars file whose __tools_plan the row shows
+SUPPORT_ROWS = [('Debian', 'Debian'), ('Ubuntu', 'Ubuntu'), ('CentOS 7', 'RedHat'), ('RHEL, Rocky', 'RedHat'),
+                ('Fedora', 'Fedora'), ('Clear Linux', 'ClearLinux'), ('FreeBSD', 'FreeBSD'), ('Windows', 'Windows')]
+
+
+def support_method(cell):
+    """The tools role's method a cell of the support table describes."""
+    for start, method in (('**none**', 'unavailable'), ('source build', 'source'), ('release zip', 'release_zip'),
+                          ('release build', 'release_binary')):
+        if cell.startswith(start):
+            return method
+    return 'package'
+
+
+def test_the_tools_readme_support_table_is_the_per_os_plans():
+    """Each cell of roles/tools/README.md's support table says the method (and component, EPEL) of its OS's plan."""
+    text = read('roles/tools/README.md').splitlines()
+    start = [number for number, line in enumerate(text) if line.startswith('| OS | ')][0]
+    lines = []
+    for line in text[start:]:
+        if not line.startswith('|'):
+            break
+        lines.append(line)
+    header = lines[0]
+    columns = [TOOL_RE.search(cell).group(1) for cell in header.strip('|').split('|')[1:]]
+    problems = [differs('roles/tools/README.md: support table columns', columns)]
+    for label, layer in SUPPORT_ROWS:
+        rows = [line for line in lines if line.startswith('| %s' % label)]
+        plan = load('roles/tools/vars/%s.yml' % layer)['__tools_plan']
+        if not rows:
+            problems.append('roles/tools/README.md: no support row for %s' % label)
+        for row in rows:
+            cells = [cell.strip() for cell in row.strip('|').split('|')[1:]]
+            for tool, cell in zip(columns, cells):
+                entry = plan[tool]
+                where = 'roles/tools/README.md: %s, %s (roles/tools/vars/%s.yml)' % (row.split('|')[1].strip(), tool,
+                                                                                     layer)
+                if support_method(cell) != entry['method']:
+                    problems.append('%s: says %s, the plan %s' % (where, support_method(cell), entry['method']))
+                elif entry.get('apt_component') and not cell.startswith(entry['apt_component']):
+                    problems.append('%s: the plan takes it from %s' % (where, entry['apt_component']))
+                elif entry.get('repo') == 'epel' and not cell.startswith('EPEL'):
+                    problems.append('%s: the plan takes it from EPEL' % where)
+    # a package name the header quotes is Debian's
+    debian = load('roles/tools/vars/Debian.yml')['__tools_plan']
+    for tool, package in re.findall(r'(\w+) \(package `([^`]+)`\)', header):
+        if debian[tool].get('packages') != [package]:
+            problems.append('roles/tools/README.md: %s is package %s, roles/tools/vars/Debian.yml says %s'
+                            % (tool, package, debian[tool].get('packages')))
+    agree(problems)
