@@ -335,32 +335,25 @@ def test_csv_and_json_exports_hold_the_same_tables(report, tmp_path):
         exports.write_exports(report, stem, formats=['xml'])
 
 
-def test_a_test_without_any_successful_run_takes_its_metric_from_the_tool():
+@pytest.mark.parametrize('tool, summary, higher, units_line', [
     # the ethr latency test of `make lab` without ethr: skipped in both configurations; the tool's
     # test says which metric it reports, so its unit and direction are known (not "value")
+    ('ethr', ['latency_us_mean', 'us', 'lower'], False, 'us, lower is better'),
+    # nothing says which metric an unknown tool would report: neither "higher" nor "lower" is better
+    # (a guess would be wrong for a latency)
+    ('other', ['', '', None], None, 'value, no successful run'),
+])
+def test_a_test_without_any_successful_run(tool, summary, higher, units_line):
     records = [r for r in results_of(STOCK, TUNED) if r['test_id'] == 'netperf/TCP_RR']
-    skipped = [dict(r, test_id='ethr/latency', tool='ethr', test='latency', status='skipped', metrics={},
-                    primary=None, error='ethr is not installed') for r in records]
+    skipped = [dict(r, test_id=tool + '/latency', tool=tool, test='latency', status='skipped', metrics={},
+                    primary=None, error='not installed') for r in records]
     report = tables.Report(store.RecordList(records + skipped))
     rows = dict((row[1], row) for row in report.summary_rows())
-    assert rows['ethr/latency'][2:7] == ['latency_us_mean', 'us', 'lower', 'skipped', 'skipped']
+    assert rows[tool + '/latency'][2:7] == summary + ['skipped', 'skipped']
     assert rows['netperf/TCP_RR'][4] == 'higher'
-    test = [t for t in report.tests if t.test_id == 'ethr/latency'][0]
-    assert test.higher_is_better is False and test.units_line == 'us, lower is better'
+    test = [t for t in report.tests if t.test_id == tool + '/latency'][0]
+    assert test.higher_is_better is higher and test.units_line == units_line
     assert 'Debian 12 stock ... SKIPPED' in text.render(report)
-
-
-def test_a_test_of_an_unknown_tool_without_any_successful_run_claims_no_direction():
-    # nothing says which metric it would report: neither "higher" nor "lower" is better (a guess
-    # would be wrong for a latency)
-    records = [r for r in results_of(STOCK, TUNED) if r['test_id'] == 'netperf/TCP_RR']
-    skipped = [dict(r, test_id='other/latency', tool='other', test='latency', status='skipped', metrics={},
-                    primary=None, error='other is not installed') for r in records]
-    report = tables.Report(store.RecordList(records + skipped))
-    rows = dict((row[1], row) for row in report.summary_rows())
-    assert rows['other/latency'][2:7] == ['', '', None, 'skipped', 'skipped']
-    test = [t for t in report.tests if t.test_id == 'other/latency'][0]
-    assert test.higher_is_better is None and test.units_line == 'value, no successful run'
 
 
 # --- several baselines, the stock rule, the compare map, percent of link (issue 17, points 11, 12) ---
