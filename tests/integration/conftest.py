@@ -24,6 +24,7 @@ local, some inside such namespaces); they skip without root where they need it.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shlex
@@ -143,22 +144,43 @@ class Lab:
 @pytest.fixture(scope='session')
 def lab_factory():
     problem = _lab_problem()
-    labs = {}
+    labs, failed, claims = {}, {}, []
 
     def make(name, hosts=2, mgmt='10.213.0.0/24', data='10.213.1.0/24', **options):
         if problem:
             pytest.skip('no local lab here: ' + problem)
+        if name in failed:
+            pytest.fail('lab %s did not come up earlier in this session:\n%s' % (name, failed[name]))
         if name not in labs:
+            # one worker per lab name: pytest-xdist runs modules on several workers at once, and a
+            # second module making the same lab would take it down under the first one's tests
+            claim = open('/tmp/perflab-test-lab-%s.lock' % name, 'w')
+            try:
+                fcntl.flock(claim, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                claim.close()
+                pytest.fail('lab %s is in use by another test process: give each test module a lab name '
+                            'and subnets of its own' % name)
+            claims.append(claim)
             lab = Lab(name, hosts, mgmt, data, options)
             lab.down()  # leftovers of an interrupted earlier run
+            try:
+                lab.up()
+            except AssertionError as exc:
+                failed[name] = str(exc)
+                lab.down()  # what came up of it
+                raise
             labs[name] = lab
-            lab.up()
         return labs[name]
 
     yield make
-    for lab in labs.values():
-        res = lab.down()
-        assert res.rc == 0, 'lab %s did not come down: %s' % (lab.name, res.stdout[-2000:])
+    try:
+        for lab in labs.values():
+            res = lab.down()
+            assert res.rc == 0, 'lab %s did not come down: %s' % (lab.name, res.stdout[-2000:])
+    finally:
+        for claim in claims:
+            claim.close()
 
 
 def _netns_problem():

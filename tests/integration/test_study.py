@@ -154,3 +154,31 @@ def test_interrupted_run_resumes_with_only_what_was_missing(lab, tmp_path):
     ran_again = {r['test_id'] for r in second if r['status'] == 'ok'}
     assert not ran_again & done_first
     assert done_first | ran_again | {r['test_id'] for r in second if r['status'] == 'skipped'} == set(quick_test_ids())
+
+
+def test_the_noise_floor_study_compares_two_identical_runs(lab, tmp_path):
+    """playbooks/noise_floor.yml: the same suite twice on the unchanged hosts, one run id, B compared
+    with A in the text view with an interval and a verdict; nothing is tuned or left behind."""
+    results = tmp_path / 'results'
+    suite = tmp_path / 'aa.yml'
+    suite.write_text(yaml.safe_dump({'name': 'aa', 'description': 'A/A', 'defaults': {'duration': 1, 'repetitions': 3},
+                                     'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'},
+                                               {'tool': 'netperf', 'test': 'TCP_RR'}]}))
+    res = run_playbook('playbooks/noise_floor.yml', lab.inventory,
+                       {'perflab_suite': str(suite), 'perflab_run_id': 'itstudy-aa', 'perflab_results_dir': str(results)})
+    assert res.rc == 0, res.stdout[-3000:]
+    records = [r for r in read_jsonl(results / 'itstudy-aa.jsonl') if r.get('test_id')]
+    base = 'Debian ' + lab.ssh('lab1', ['cat', '/etc/debian_version'], check=True).stdout.strip()
+    configs = sorted(set(r['config'] for r in records))
+    assert configs == [base + ' stock (A)', base + ' stock (B)'], configs
+    assert len(records) == 2 * 2 * 3 and all(r['status'] == 'ok' for r in records), \
+        [(r['test_id'], r['config'], r['status'], r['error']) for r in records]
+    view = (results / 'itstudy-aa.txt').read_text()
+    # every B line carries its change, the change's interval and a verdict word
+    b_lines = [line for line in view.splitlines() if line.strip().startswith(base + ' stock (B)')]
+    assert len(b_lines) == 2, view
+    verdicts = ('better', 'worse', 'no significant change', 'too noisy', 'below minimum change')
+    assert all(re.search(r'[+-]\d+\.\d%% \[[+-]\d+\.\d, [+-]\d+\.\d\] (%s)' % '|'.join(verdicts), line)
+               for line in b_lines), b_lines
+    for host in ('lab1', 'lab2'):
+        assert lab.ssh(host, ['test', '-e', '/run/perflab/run.lock']).returncode == 1

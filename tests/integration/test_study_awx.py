@@ -23,7 +23,11 @@ from conftest import ROOT  # noqa: E402  (tests/integration is on sys.path under
 # _venv_on_path: test_runner's autouse fixture (runner starts ansible-playbook from PATH), used here too
 from test_runner import (AWX, _venv_on_path, artifact_dir, job_extravars, make_private_data_dir,  # noqa: E402,F401 pylint: disable=unused-import
                          runner_pipeline, stats_event)
-from test_study_firewall import DATA, MGMT, NAME, host_state  # noqa: E402
+from test_study_firewall import host_state  # noqa: E402
+
+# a lab of its own: pytest-xdist runs this module and test_study_firewall.py on different workers at
+# once, and a lab name shared by two modules is taken down and rebuilt under the other one
+NAME, MGMT, DATA = 'awx16', '10.236.0.0/24', '10.236.1.0/24'
 
 pytestmark = pytest.mark.lab
 ANSWERS = {'perflab_suite': 'quick', 'perflab_duration': 1, 'perflab_repetitions': 1,
