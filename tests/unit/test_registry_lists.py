@@ -82,17 +82,14 @@ def walk_options(where, options):
         if not isinstance(spec, dict):
             continue
         yield '%s: %s' % (where, name), spec
-        for sub in walk_options('%s: %s' % (where, name), spec.get('suboptions')):
-            yield sub
+        yield from walk_options('%s: %s' % (where, name), spec.get('suboptions'))
 
 
 def every_option():
     for path, doc in module_docs():
-        for item in walk_options(path, doc.get('options')):
-            yield item
+        yield from walk_options(path, doc.get('options'))
     for where, options in argument_specs():
-        for item in walk_options(where, options):
-            yield item
+        yield from walk_options(where, options)
 
 
 def tool_values(values):
