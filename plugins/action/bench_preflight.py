@@ -15,11 +15,10 @@ from ansible_collections.perflab.network.plugins.module_utils import host_window
 from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import win_action
-from ansible_collections.perflab.network.plugins.modules import bench_preflight
 
 
 def argument_spec():
-    spec = bench_preflight.argument_spec()
+    spec = preflight.argument_spec()
     spec['pid_dir'] = dict(type='str', default=win.PID_DIR)
     return spec
 
@@ -29,7 +28,7 @@ def check(args, execute):
     if validated.error_messages:
         return {'failed': True, 'msg': '; '.join(validated.error_messages)}
     params = validated.validated_parameters
-    errors = bench_preflight.param_errors(params)
+    errors = preflight.param_errors(params)
     if errors:
         return {'failed': True, 'msg': 'bench_preflight (Windows): ' + '; '.join(errors)}
     host = win.WindowsHost(execute)
@@ -76,11 +75,11 @@ def windows_path_mtu(params, host, unanswered):
         interface_mtu = staticmethod(host.interface_mtu)
 
     v4 = dict(params, addresses=[a for a in params['addresses'] if ':' not in a])
-    mtus = bench_preflight.interface_mtus(v4, Pinger, run_many)
+    mtus = preflight.interface_mtus(v4, Pinger, run_many)
     probes = [(address, mtus[address][1]) for address in v4['addresses'] if address in mtus]
     answers = run_many([win.ping_argv(a, params['ping_wait'], preflight.probe_payload(m, a)) for a, m in probes],
                        params['ping_wait'] + 5)
-    found, problems, dummy = bench_preflight.path_mtu_check(v4, Pinger, run_many, probes, answers, unanswered, mtus)
+    found, problems, dummy = preflight.path_mtu_check(v4, Pinger, run_many, probes, answers, unanswered, mtus)
     return found, problems, ran
 
 

@@ -13,28 +13,21 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 from ansible.plugins.action.normal import ActionModule as NormalAction
 
+from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
 from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils import servers as server_args
 from ansible_collections.perflab.network.plugins.module_utils import win_action
-from ansible_collections.perflab.network.plugins.modules import bench_server
 
 
 def argument_spec():
-    spec = bench_server.argument_spec()
+    spec = server_args.argument_spec()
     spec['pid_dir'] = dict(type='str', default=win.PID_DIR)
     return spec
 
 
 def _pidfile(pid_dir, tool, port):
     return ntpath.join(pid_dir, '%s-%d.pid' % (tool, port))
-
-
-def _ports(group, state, pidfile_names):
-    if group.get('port') is None and state != 'started':
-        return sorted(int(match.group(2)) for match in (bench_server.PIDFILE_RE.match(name) for name in pidfile_names)
-                      if match and match.group(1) == group['tool'])
-    first = group.get('port') or bench_server.TOOLS[group['tool']][1]
-    return list(range(first, first + group['count']))
 
 
 def _conflicts(host, port, address):
@@ -45,11 +38,11 @@ def _conflicts(host, port, address):
 
 def manage(args, check_mode, execute):
     """The task's result for ``args`` (bench_server's options; pid_dir a Windows path)."""
-    validated = ArgumentSpecValidator(argument_spec(), **bench_server.ARGUMENT_RULES).validate(args)
+    validated = ArgumentSpecValidator(argument_spec(), **server_args.ARGUMENT_RULES).validate(args)
     if validated.error_messages:
         return {'failed': True, 'msg': '; '.join(validated.error_messages)}
     params = validated.validated_parameters
-    errors = bench_server.call_errors(params) + process.tool_paths_errors(params.get('tool_paths'),
+    errors = server_args.call_errors(params) + common_args.tool_paths_errors(params.get('tool_paths'),
                                                                           isabs=win.WindowsHost.path_is_absolute)
     if params.get('nofile') is not None:
         errors.append('nofile does not apply on Windows (no per-process open-files limit to raise)')
@@ -57,16 +50,16 @@ def manage(args, check_mode, execute):
         return {'failed': True, 'msg': '; '.join(errors)}
     host = win.WindowsHost(execute)
     state, pid_dir = params['state'], params['pid_dir']
-    groups = bench_server.groups_of(params)
+    groups = server_args.groups_of(params)
     executables = {}
     for group in groups:
         tool = group['tool']
         if tool not in executables:
-            wanted = params.get('executable') or bench_server.TOOLS[tool][0]
+            wanted = params.get('executable') or server_args.TOOLS[tool][0]
             executables[tool] = host.which(wanted, params.get('tool_paths')) or (wanted if state != 'started' else None)
         if not executables[tool]:
             return {'failed': True, 'msg': process.missing_tool_message(
-                bench_server.TOOLS[tool][0], host.search_dirs(params.get('tool_paths')))}
+                server_args.TOOLS[tool][0], host.search_dirs(params.get('tool_paths')))}
     names = []
     if state != 'started' and any(group.get('port') is None for group in groups):
         names = (execute(win.PIDFILES_PS, {'Dir': pid_dir}).get('result') or {}).get('names') or []
@@ -88,9 +81,9 @@ def manage(args, check_mode, execute):
     try:
         for group in groups:
             tool, bind = group['tool'], group.get('bind')
-            for port in _ports(group, state, names):
+            for port in server_args.ports_of(group, state, names):
                 pidfile = _pidfile(pid_dir, tool, port)
-                argv = bench_server.server_command(tool, executables[tool], port, bind, group.get('idle_timeout'))
+                argv = server_args.server_command(tool, executables[tool], port, bind, group.get('idle_timeout'))
                 seen = execute(win.SERVER_STOP_PS, {'PidFile': pidfile, 'Stop': False}).get('result') or {}
                 pid = seen.get('pid') if seen.get('alive') else None
                 if state == 'status':
@@ -111,7 +104,7 @@ def manage(args, check_mode, execute):
                 elif pid:
                     servers.append(entry(tool, bind, port, pid, 'running', argv))
                 else:
-                    conflicts = _conflicts(host, port, bench_server.listen_address(tool, bind))
+                    conflicts = _conflicts(host, port, server_args.listen_address(tool, bind))
                     if conflicts:
                         return rollback('port %d is already in use by another process (%s): not a server of %s started '
                                         'by this module (no live pidfile %s)'

@@ -16,17 +16,16 @@ from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
 from ansible_collections.perflab.network.plugins.module_utils import win_action
 from ansible_collections.perflab.network.plugins.module_utils.host_windows import WindowsHost
-from ansible_collections.perflab.network.plugins.modules import bench_test
 
 
 def run_windows_test(args, check_mode, execute):
     """The task's result: bench_test's arguments checked, the test run through ``execute``."""
-    validated = ArgumentSpecValidator(bench_test.argument_spec()).validate(args)
+    validated = ArgumentSpecValidator(runner.bench_test_argument_spec()).validate(args)
     if validated.error_messages:
         return {'failed': True, 'msg': '; '.join(validated.error_messages)}
     params = validated.validated_parameters
     tool = registry.get(params['tool'])
-    tool_params, errors = bench_test.tool_params(tool, params)
+    tool_params, errors = runner.bench_test_params(tool, params)
     if errors:
         return {'failed': True, 'msg': '; '.join(errors)}
     if (tool_params.get('processes') or 1) > 1:

@@ -10,20 +10,32 @@ __metaclass__ = type
 
 import copy
 import ipaddress
+import os
 import re
 
-from ansible_collections.perflab.network.plugins.module_utils import host_platform
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils.nic import valid_interface_name
+# Argument checks only: no host I/O here (tests/unit/test_import_layers.py). What needs the host (does an
+# interface exist) is asked of the ``host`` the caller passes in (host_platform, host_windows).
+
+# Linux and FreeBSD interface names: at most 15 bytes, no '/', no whitespace, not '.' or '..'
+_IFNAME_RE = re.compile(r'^[A-Za-z0-9_.:@+-]{1,15}$')
+INTERFACE_NAME_RULE = 'an interface name (1-15 of letters, digits, "_.:@+-")'
 
 
-def interface_exists(name):
-    """True when this host has interface ``name`` (its OS's way: host_platform)."""
-    return host_platform.current().interface_exists(name)
+def valid_interface_name(name):
+    return bool(name) and bool(_IFNAME_RE.match(name)) and name not in ('.', '..')
 
 
-def existing_interfaces():
-    return host_platform.current().existing_interfaces()
+def tool_paths_errors(tool_paths, name='tool_paths', isabs=None):
+    """Why ``tool_paths`` cannot be searched (an entry not an absolute path), as a list of messages.
+
+    ``isabs``: the host's rule for an absolute path (default this host's, os.path.isabs)."""
+    isabs = isabs or os.path.isabs
+    if tool_paths is None:
+        return []
+    if isinstance(tool_paths, (str, bytes)) or not isinstance(tool_paths, (list, tuple)):
+        return ['%s must be a list of absolute folder paths, got %r' % (name, tool_paths)]
+    return ['%s must hold absolute folder paths, got %r' % (name, entry) for entry in tool_paths
+            if not isinstance(entry, str) or not isabs(entry)]
 
 
 TEST_COMMON_ARGS = dict(
@@ -101,7 +113,9 @@ def effective_timeout(params, extra=0):
 def common_errors(params, default_port=None, check_interface=True, host=None):
     """The list of problems with the common params (empty when all is well).
 
-    ``host``: the host the test runs on (host_platform; default this host): its interface names.
+    ``host``: the host the test runs on (host_platform, host_windows): its interface names, which interfaces
+    exist (checked with ``check_interface``) and its rule for an absolute path; without it only the syntax of
+    the Linux and FreeBSD names is checked.
     """
     errors = []
     for field, low, high in RANGES:
@@ -121,16 +135,13 @@ def common_errors(params, default_port=None, check_interface=True, host=None):
                       'got port %d with processes %d' % (port, processes))
     interface = params.get('nic_interface')
     if interface is not None:
-        if host is not None and not host.valid_interface_name(interface):
-            errors.append('nic_interface must be %s, got %r' % (host.interface_name_rule, interface))
-        elif host is None and not valid_interface_name(interface):
-            errors.append('nic_interface must be an interface name (1-15 of letters, digits, "_.:@+-"), got %r'
-                          % (interface,))
-        elif check_interface and not (host.interface_exists if host else interface_exists)(interface):
+        if not (host.valid_interface_name if host else valid_interface_name)(interface):
+            errors.append('nic_interface must be %s, got %r'
+                          % (host.interface_name_rule if host else INTERFACE_NAME_RULE, interface))
+        elif check_interface and host is not None and not host.interface_exists(interface):
             errors.append('nic_interface %s does not exist on this host (it has: %s)'
-                          % (interface, ', '.join((host.existing_interfaces if host else existing_interfaces)())
-                             or 'none'))
-    errors += process.tool_paths_errors(params.get('tool_paths'), isabs=host.path_is_absolute if host else None)
+                          % (interface, ', '.join(host.existing_interfaces()) or 'none'))
+    errors += tool_paths_errors(params.get('tool_paths'), isabs=host.path_is_absolute if host else None)
     link = params.get('link_mbps')
     if link is not None and not 0 < link <= 10000000:
         errors.append('link_mbps must be a link speed above 0 and at most 10000000 Mbit/s, got %s' % (link,))
@@ -141,8 +152,8 @@ def common_errors(params, default_port=None, check_interface=True, host=None):
     return errors
 
 
-def validate_common(module, default_port=None):
+def validate_common(module, default_port=None, host=None):
     """Cross-field checks of the common params; fails ``module`` naming the field and what is allowed."""
-    errors = common_errors(module.params, default_port=default_port)
+    errors = common_errors(module.params, default_port=default_port, host=host)
     if errors:
         module.fail_json(msg='; '.join(errors))

@@ -27,6 +27,7 @@ import errno
 import os
 import platform
 
+from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import host_freebsd as bsd
 from ansible_collections.perflab.network.plugins.module_utils import nic
 from ansible_collections.perflab.network.plugins.module_utils import process
@@ -39,6 +40,11 @@ class LinuxHost(object):
     """Linux: /proc, /sys and iputils' ping (the behaviour the modules had before this interface)."""
 
     name = 'Linux'
+
+    # the argument checks' names for this OS (common_args.common_errors asks the host it is given)
+    interface_name_rule = common_args.INTERFACE_NAME_RULE
+    valid_interface_name = staticmethod(common_args.valid_interface_name)
+    path_is_absolute = staticmethod(os.path.isabs)
 
     @staticmethod
     def ping_argv(address, wait, size=None):
@@ -70,8 +76,7 @@ class LinuxHost(object):
 
     @staticmethod
     def listening_ports():
-        from ansible_collections.perflab.network.plugins.module_utils import preflight
-        return preflight.listening_ports()
+        return process.listening_ports()
 
     @staticmethod
     def tcp_listeners(port):
@@ -145,6 +150,11 @@ class FreeBSDHost(object):
     """FreeBSD: every fact from its own commands, through ``run`` (process.run; tests pass a fake)."""
 
     name = 'FreeBSD'
+
+    # the argument checks' names for this OS (common_args.common_errors asks the host it is given)
+    interface_name_rule = common_args.INTERFACE_NAME_RULE
+    valid_interface_name = staticmethod(common_args.valid_interface_name)
+    path_is_absolute = staticmethod(os.path.isabs)
 
     def __init__(self, run=None):
         self.run = run or process.run

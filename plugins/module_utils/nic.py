@@ -13,19 +13,13 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
-import re
 import threading
 import time
 
+from ansible_collections.perflab.network.plugins.module_utils.common_args import valid_interface_name
+
 SYS_CLASS_NET = '/sys/class/net'
 COUNTERS = ('rx_bytes', 'tx_bytes', 'rx_packets', 'tx_packets')
-
-# Linux interface names: at most 15 bytes, no '/', no whitespace, not '.' or '..'
-_IFNAME_RE = re.compile(r'^[A-Za-z0-9_.:@+-]{1,15}$')
-
-
-def valid_interface_name(name):
-    return bool(name) and bool(_IFNAME_RE.match(name)) and name not in ('.', '..')
 
 
 def interface_exists(name, sys_class_net=SYS_CLASS_NET):

@@ -20,32 +20,17 @@ import errno
 import ipaddress
 import json
 import os
-import re
 import socket
 import threading
 
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.servers import parse_pidfile, pidfile_name
 
 PID_DIR = '/run/perflab'
-# bench_server's pidfiles: <tool>-<port>.pid, tools from the registry
-PIDFILE_RE = re.compile(r'^(%s)-(\d{1,5})\.pid$' % '|'.join(re.escape(name) for name in registry.NAMES))
 PING_WAIT_S = 3
 CONNECT_TIMEOUT_S = 2
-# /proc/net state column: 0A = TCP_LISTEN; 07 = TCP_CLOSE, which a bound, unconnected UDP socket shows
-LISTEN_STATES = {'tcp': '0A', 'udp': '07'}
-
-
-def pidfile_name(tool, port):
-    return '%s-%d.pid' % (tool, port)
-
-
-def parse_pidfile(name):
-    """``iperf3-5201.pid`` -> ('iperf3', 5201); None for a name that is not one of our servers'."""
-    match = PIDFILE_RE.match(name)
-    if not match:
-        return None
-    return match.group(1), int(match.group(2))
 
 
 def server_pidfiles(names):
@@ -87,33 +72,6 @@ def leftovers_on_unplanned_ports(servers, pidfiles):
         parsed = parse_pidfile(name)
         if parsed and name not in planned:
             out.append({'tool': parsed[0], 'port': parsed[1]})
-    return out
-
-
-def parse_proc_net(text, state):
-    """Local ports of the sockets in ``state`` in one /proc/net/{tcp,tcp6,udp,udp6} table."""
-    ports = set()
-    for line in text.splitlines()[1:]:
-        fields = line.split()
-        if len(fields) < 4 or fields[3] != state:
-            continue
-        ports.add(process._decode_proc_net_address(fields[1])[1])
-    return ports
-
-
-def listening_ports(net_dir='/proc/net'):
-    """{'tcp': [ports], 'udp': [ports]} of this network namespace, IPv4 and IPv6, sorted."""
-    out = {}
-    for protocol, state in sorted(LISTEN_STATES.items()):
-        ports = set()
-        for table in (protocol, protocol + '6'):
-            try:
-                with open(os.path.join(net_dir, table)) as handle:
-                    text = handle.read()
-            except (IOError, OSError):
-                continue
-            ports |= parse_proc_net(text, state)
-        out[protocol] = sorted(ports)
     return out
 
 
@@ -286,3 +244,136 @@ def path_mtu_problem(address, mtu, answered, name=None, interface=None):
             'drops larger frames, an MTU black hole: the tests would stall or crawl. Give the path that MTU, '
             'or set the hosts\' MTU to what the path carries'
             % (target, where, int(mtu), int(mtu), probe_payload(mtu, address), carried))
+
+
+# bench_preflight (the module, and its action plugin on Windows hosts): its arguments and its result
+
+def argument_spec():
+    return dict(
+        addresses=dict(type='list', elements='str', default=[]),
+        servers=dict(type='list', elements='dict', default=[], options=dict(
+            tool=dict(type='str', required=True),
+            port=dict(type='int', required=True),
+            count=dict(type='int', default=1),
+            bind=dict(type='str'),
+        )),
+        connect=dict(type='list', elements='dict', default=[], options=dict(
+            address=dict(type='str', required=True),
+            port=dict(type='int', required=True),
+            server=dict(type='str'),
+        )),
+        connect_source=dict(type='str'),
+        connect_timeout=dict(type='int', default=CONNECT_TIMEOUT_S),
+        data_address=dict(type='str'),
+        data_interface=dict(type='str'),
+        pid_dir=dict(type='path', default=PID_DIR),
+        ping_wait=dict(type='int', default=PING_WAIT_S),
+        path_mtu=dict(type='bool', default=True),
+        address_names=dict(type='dict', default={}),
+    )
+
+
+def param_errors(params):
+    errors = []
+    if not 1 <= params['ping_wait'] <= 60:
+        errors.append('ping_wait must be from 1 to 60, got %d' % params['ping_wait'])
+    if not 1 <= params['connect_timeout'] <= 60:
+        errors.append('connect_timeout must be from 1 to 60, got %d' % params['connect_timeout'])
+    for index, target in enumerate(params['connect']):
+        if not 1 <= target['port'] <= 65535:
+            errors.append('connect[%d].port must be from 1 to 65535, got %d' % (index, target['port']))
+    for index, server in enumerate(params['servers']):
+        if server['tool'] not in registry.TOOLS:
+            errors.append('servers[%d].tool must be one of %s, got %r' % (index, ', '.join(registry.NAMES), server['tool']))
+        if not 1 <= server['port'] <= 65535 or not 1 <= server['count'] <= 65536 - server['port']:
+            errors.append('servers[%d]: the ports %d .. %d are not all from 1 to 65535'
+                          % (index, server['port'], server['port'] + server['count'] - 1))
+    return errors
+
+
+def preflight_result(params, run_many=process.run_many, list_pidfiles=list_pidfiles,
+                     listening_ports=None, host=None, reach=tcp_reach):
+    """What the module returns; the readers are parameters so that the decisions are tested without a host.
+
+    ``host``: the OS's facts (host_platform: the ping argv, the listening ports), default this host's.
+    """
+    host = host or host_platform.current()
+    listening_ports = listening_ports or host.listening_ports
+    servers = [dict((key, server[key]) for key in ('tool', 'bind', 'port', 'count')) for server in params['servers']]
+    pings = [host.ping_argv(address, params['ping_wait']) for address in params['addresses']]
+    # the full-size don't-fragment probes go with the plain pings, in the same round
+    mtus = interface_mtus(params, host, run_many) if params.get('path_mtu', True) else {}
+    probes = [(address, mtus[address][1]) for address in params['addresses'] if address in mtus]
+    argvs = pings + [host.ping_argv(address, params['ping_wait'], probe_payload(mtu, address))
+                     for address, mtu in probes]
+    answers = run_many(argvs, params['ping_wait'] + 5) if argvs else []
+    results = answers[:len(pings)]
+    unanswered = unreachable(params['addresses'], results)
+    mtu_found, mtu_problems, extra = path_mtu_check(params, host, run_many, probes, answers[len(pings):],
+                                                    unanswered, mtus)
+    pings = argvs + extra
+    pidfiles = list_pidfiles(params['pid_dir']) if servers else []
+    listening = listening_ports()
+    targets = params.get('connect') or []
+    connections = reach_all(targets, params.get('connect_source'), params.get('connect_timeout') or CONNECT_TIMEOUT_S,
+                                      reach=reach) if targets else []
+    problems = []
+    # iproute2's view of the addresses and routes: Linux (FreeBSD and Windows are not checked here yet)
+    if host.name == 'Linux' and (params.get('data_address') or params.get('data_interface')):
+        local = parse_addresses(run_many([ADDR_ARGV], 10)[0].stdout)
+        routes = run_many([route_argv(a) for a in params['addresses']], 10) if params['addresses'] else []
+        problems = path_problems(params.get('data_address'), params.get('data_interface'), local,
+                                           params['addresses'], [parse_route_dev(r.stdout) for r in routes])
+    return dict(
+        path_problems=problems,
+        changed=False,
+        unanswered=unanswered,
+        path_mtu=mtu_found,
+        path_mtu_problems=mtu_problems,
+        pidfiles=pidfiles,
+        stop_planned=leftovers_on_planned_ports(servers, pidfiles),
+        stop_unplanned=leftovers_on_unplanned_ports(servers, pidfiles),
+        listening=listening,
+        taken=taken_ports(servers, listening),
+        connections=connections,
+        unconnected=unreached(connections),
+        pings=pings,
+    )
+
+
+def interface_mtus(params, host, run_many):
+    """{address: (interface, MTU)} of the interface each address is reached by: O(data_interface), else (Linux)
+    the route's; an address whose MTU is unknown is left out (not probed)."""
+    out = {}
+    devs = {}
+    if not params.get('data_interface') and host.name == 'Linux' and params['addresses']:
+        routes = run_many([route_argv(a) for a in params['addresses']], 10)
+        devs = dict((a, parse_route_dev(r.stdout)) for a, r in zip(params['addresses'], routes))
+    for address in params['addresses']:
+        interface = params.get('data_interface') or devs.get(address)
+        mtu = host.interface_mtu(interface) if interface else None
+        if mtu and int(mtu) >= MIN_MTU[ip_version(address)] and not is_loopback(address):
+            out[address] = (interface, int(mtu))
+    return out
+
+
+def path_mtu_check(params, host, run_many, probes, answers, unanswered, mtus):
+    """The path MTU of each address that answered a plain ping: (path_mtu, path_mtu_problems, the extra argvs run).
+    A full-size probe without an answer is followed by the smaller sizes of the ladder, all at once."""
+    found = []
+    ladder = []
+    for (address, mtu), result in zip(probes, answers):
+        if address in unanswered:
+            continue    # the plain ping failed already: that is the message
+        item = {'address': address, 'interface': mtus[address][0], 'mtu': mtu, 'answered': {mtu: result.rc == 0}}
+        found.append(item)
+        if result.rc != 0:
+            ladder += [(item, size) for size in probe_sizes(mtu, address)]
+    argvs = [host.ping_argv(item['address'], params['ping_wait'], probe_payload(size, item['address']))
+             for item, size in ladder]
+    for (item, size), result in zip(ladder, run_many(argvs, params['ping_wait'] + 5) if argvs else []):
+        item['answered'][size] = result.rc == 0
+    names = params.get('address_names') or {}
+    problems = [path_mtu_problem(item['address'], item['mtu'], item['answered'], names.get(item['address']),
+                                           item['interface']) for item in found]
+    return found, [problem for problem in problems if problem], argvs

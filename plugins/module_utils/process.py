@@ -12,7 +12,6 @@ a hung tool and everything it forked can be killed as one process group.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import datetime
 import errno
 import os
 import signal
@@ -20,6 +19,8 @@ import socket
 import subprocess
 import threading
 import time
+
+from ansible_collections.perflab.network.plugins.module_utils.units import iso_utc
 
 # SIGTERM first, SIGKILL this many seconds later
 KILL_GRACE_S = 2.0
@@ -31,14 +32,6 @@ INSTALL_DIR = '/opt/perflab/bin'
 # on some hosts, and netserver lives in sbin on some distributions.
 EXTRA_BIN_DIRS = ('/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin', INSTALL_DIR,
                   '/opt/ethr')
-
-
-def iso_utc(timestamp=None):
-    """ISO 8601 UTC with a ``Z`` and milliseconds, e.g. 2026-11-29T18:40:00.123Z."""
-    if timestamp is None:
-        timestamp = time.time()
-    moment = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
-    return moment.strftime('%Y-%m-%dT%H:%M:%S.') + '%03dZ' % (moment.microsecond // 1000)
 
 
 class ProcessResult(object):
@@ -203,19 +196,6 @@ def search_dirs(tool_paths=None, path_env=None):
         if directory not in dirs:
             dirs.append(directory)
     return dirs
-
-
-def tool_paths_errors(tool_paths, name='tool_paths', isabs=None):
-    """Why ``tool_paths`` cannot be searched (an entry not an absolute path), as a list of messages.
-
-    ``isabs``: the host's rule for an absolute path (default this host's, os.path.isabs)."""
-    isabs = isabs or os.path.isabs
-    if tool_paths is None:
-        return []
-    if isinstance(tool_paths, (str, bytes)) or not isinstance(tool_paths, (list, tuple)):
-        return ['%s must be a list of absolute folder paths, got %r' % (name, tool_paths)]
-    return ['%s must hold absolute folder paths, got %r' % (name, entry) for entry in tool_paths
-            if not isinstance(entry, str) or not isabs(entry)]
 
 
 def which(tool, tool_paths=None):
@@ -425,6 +405,37 @@ def _decode_proc_net_address(text):
     words = struct.unpack('<%dI' % (len(raw) // 4), raw)
     packed = struct.pack('>%dI' % len(words), *words)
     return str(ipaddress.ip_address(packed)), int(port_hex, 16)
+
+
+# /proc/net state column: 0A = TCP_LISTEN; 07 = TCP_CLOSE, which a bound, unconnected UDP socket shows
+LISTEN_STATES = {'tcp': '0A', 'udp': '07'}
+
+
+def parse_proc_net(text, state):
+    """Local ports of the sockets in ``state`` in one /proc/net/{tcp,tcp6,udp,udp6} table."""
+    ports = set()
+    for line in text.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) < 4 or fields[3] != state:
+            continue
+        ports.add(_decode_proc_net_address(fields[1])[1])
+    return ports
+
+
+def listening_ports(net_dir='/proc/net'):
+    """{'tcp': [ports], 'udp': [ports]} of this network namespace, IPv4 and IPv6, sorted."""
+    out = {}
+    for protocol, state in sorted(LISTEN_STATES.items()):
+        ports = set()
+        for table in (protocol, protocol + '6'):
+            try:
+                with open(os.path.join(net_dir, table)) as handle:
+                    text = handle.read()
+            except (IOError, OSError):
+                continue
+            ports |= parse_proc_net(text, state)
+        out[protocol] = sorted(ports)
+    return out
 
 
 def tcp_listeners(port, proc_root='/proc'):

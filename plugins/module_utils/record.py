@@ -14,7 +14,7 @@ import os
 import socket
 import time
 
-from ansible_collections.perflab.network.plugins.module_utils.process import iso_utc
+from ansible_collections.perflab.network.plugins.module_utils.units import iso_utc
 
 # /2: one test id grammar for ad-hoc, suite and plan-skipped records (module_utils/tool.py);
 # /1 records are still read (report/store.py) and a resumed /1 run matches by the new ids

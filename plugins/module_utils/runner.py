@@ -15,12 +15,14 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
+from ansible_collections.perflab.network.plugins.module_utils import registry
 
 VERSION_TIMEOUT_S = 10
 
@@ -39,7 +41,8 @@ def find_executable(module, tool, path=None, host=None, tool_paths=None):
 
 def validate(module, tool, params, host=None):
     """Fail the module with every problem of the common and the tool's parameters, in one message."""
-    errors = common_args.common_errors(params, default_port=tool.default_port, host=host) + tool.errors(params)
+    errors = (common_args.common_errors(params, default_port=tool.default_port, host=host or host_platform.current())
+              + tool.errors(params))
     if errors:
         module.fail_json(msg='; '.join(errors))
 
@@ -190,3 +193,33 @@ def main(tool):
     """The whole of a test module: ``main(registry.get('<tool>'))``."""
     module = AnsibleModule(argument_spec=tool.argument_spec(), supports_check_mode=True)
     run_test(module, tool, module.params)
+
+
+def bench_test_argument_spec():
+    """bench_test's arguments (the module, and its action plugin on Windows hosts)."""
+    spec = common_args.common_argument_spec()
+    spec.update(
+        tool=dict(type='str', required=True, choices=list(registry.NAMES)),
+        test=dict(type='str'),
+        options=dict(type='dict', default={}),
+        path=dict(type='path'),
+        hold=dict(type='bool', default=False),
+    )
+    return spec
+
+
+def bench_test_params(tool, params):
+    """bench_test's arguments as the tool module's parameters: common ones, test, options; (params, errors)."""
+    spec = tool.argument_spec()
+    given = dict((key, value) for key, value in params.items()
+                 if key in common_args.TEST_COMMON_ARGS and value is not None)
+    unknown = sorted(set(params['options']) - set(tool.options))
+    if unknown:
+        known = ', '.join(sorted(tool.options))
+        return None, ['%s has no option %s (its options: %s)' % (tool.name, ', '.join(unknown), known)]
+    given.update(params['options'])
+    given['test'] = params.get('test') or tool.default_test
+    if params.get('path'):
+        given['%s_path' % tool.name] = params['path']
+    result = ArgumentSpecValidator(spec).validate(given)
+    return result.validated_parameters, list(result.error_messages)

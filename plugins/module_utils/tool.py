@@ -28,11 +28,8 @@ import copy
 import re
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
-from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
 
-# where the tools role installs tools that come without a package
-INSTALL_DIR = process.INSTALL_DIR
 # per server host, pair k's servers listen on base + PORT_STRIDE * k (each tool's ports of
 # one pair, processes and data ports included, must fit in the stride)
 PORT_STRIDE = 24
@@ -124,7 +121,7 @@ class Tool(object):
 
     name = None               # registry key, the module's name, the record's `tool`
     title = None              # the name reports print ("iPerf3")
-    client_executable = None  # what the client runs (found on PATH or in INSTALL_DIR)
+    client_executable = None  # what the client runs (found on PATH or in process.INSTALL_DIR)
     server_executable = None  # what bench_server runs
     default_port = None       # the (control) port of one server
     plan_port = None          # pair 0's port in a plan (None: default_port); pair k's is plan_port + PORT_STRIDE * k

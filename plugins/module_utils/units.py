@@ -14,7 +14,9 @@ Decimal prefixes throughout (K = 1000), except netperf's byte units (its
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import datetime
 import re
+import time
 
 # bits per second for one unit of each spelling the tools print
 _RATE_BPS = {
@@ -149,3 +151,11 @@ def parse_duration_us(text):
     if pos != len(source) or pos == 0:
         raise ValueError('not a duration: %r' % (text,))
     return total
+
+
+def iso_utc(timestamp=None):
+    """ISO 8601 UTC with a ``Z`` and milliseconds, e.g. 2026-11-29T18:40:00.123Z."""
+    if timestamp is None:
+        timestamp = time.time()
+    moment = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
+    return moment.strftime('%Y-%m-%dT%H:%M:%S.') + '%03dZ' % (moment.microsecond // 1000)

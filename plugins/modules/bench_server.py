@@ -261,119 +261,21 @@ servers:
                full: false, emptied: true}
 '''
 
-import ipaddress
 import os
-import re
 import signal
 import time
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import servers as server_args
+from ansible_collections.perflab.network.plugins.module_utils.servers import (
+    ARGUMENT_RULES, TOOLS, argument_spec, call_errors, groups_of, listen_address, server_command)
 
-# tool -> (server executable, default port): the tools' registry files
-TOOLS = dict((name, (tool.server_executable, tool.default_port)) for name, tool in registry.TOOLS.items())
-PIDFILE_RE = re.compile(r'^(%s)-(\d{1,5})\.pid$' % '|'.join(re.escape(name) for name in registry.NAMES))
 LOG_TAIL_CHARS = 600
-
-
-def argument_spec():
-    return dict(
-        tool=dict(type='str', choices=sorted(TOOLS)),
-        servers=dict(type='list', elements='dict', options=dict(
-            tool=dict(type='str', required=True, choices=sorted(TOOLS)),
-            port=dict(type='int'),
-            count=dict(type='int', default=1),
-            bind=dict(type='str'),
-        )),
-        state=dict(type='str', default='started', choices=['started', 'stopped', 'status']),
-        bind=dict(type='str'),
-        port=dict(type='int'),
-        count=dict(type='int', default=1),
-        pid_dir=dict(type='path', default='/run/perflab'),
-        idle_timeout=dict(type='int'),
-        nofile=dict(type='int'),
-        ready_timeout=dict(type='int', default=10),
-        executable=dict(type='path'),
-        tool_paths=dict(type='list', elements='str'),
-    )
-
-
-ARGUMENT_RULES = dict(
-    required_if=[('state', 'started', ('tool', 'servers'), True)],
-    mutually_exclusive=[('tool', 'servers'), ('executable', 'servers')],
-)
-
-
-def groups_of(params):
-    """The groups of servers a call manages: O(servers), or the one O(tool) names.
-
-    Each is a dict like the module's own parameters (tool, port, count, bind, idle_timeout, ...).
-    """
-    if params.get('servers') is None and params.get('tool') is None:
-        # stopped/status of everything ours: one group per tool, each finds its own pidfiles
-        return [dict(params, tool=name, port=None) for name in registry.NAMES]
-    if params.get('servers') is None:
-        return [dict(params)]
-    groups = []
-    for server in params['servers']:
-        group = dict(params, servers=None, **server)
-        if not registry.get(group['tool']).server_idle_timeout:
-            group['idle_timeout'] = None   # applies to the tools whose servers take one (iperf3)
-        groups.append(group)
-    return groups
-
-
-def call_errors(params):
-    """Every problem of the call's parameters, each group's prefixed with servers[i] when O(servers) is used."""
-    if params.get('servers') is None:
-        errors = []
-        for group in groups_of(params):
-            errors += [error for error in param_errors(group) if error not in errors]
-        return errors
-    if not params['servers']:
-        return ['servers must name at least one group of servers']
-    errors = []
-    for index, group in enumerate(groups_of(params)):
-        errors += ['servers[%d]: %s' % (index, error) for error in param_errors(group)]
-    return errors
-
-
-def param_errors(params):
-    errors = []
-    for field, low, high in (('port', 1, 65535), ('count', 1, 64), ('idle_timeout', 1, 86400),
-                             ('nofile', 1024, 1048576), ('ready_timeout', 1, 300)):
-        value = params.get(field)
-        if value is not None and not low <= value <= high:
-            errors.append('%s must be between %d and %d, got %d' % (field, low, high, value))
-    port = params.get('port') or TOOLS[params['tool']][1]
-    if 1 <= port <= 65535 and port + params['count'] - 1 > 65535:
-        errors.append('port + count - 1 must be at most 65535, got port %d with count %d' % (port, params['count']))
-    if params.get('bind') is not None:
-        try:
-            ipaddress.ip_address(params['bind'])
-        except ValueError:
-            errors.append('bind must be an IP address, got %r' % (params['bind'],))
-    if params.get('idle_timeout') is not None and not registry.get(params['tool']).server_idle_timeout:
-        errors.append('idle_timeout applies to %s only, not %s'
-                      % (', '.join(name for name in registry.NAMES if registry.get(name).server_idle_timeout),
-                         params['tool']))
-    return errors
-
-
-def server_command(tool, executable, port, bind=None, idle_timeout=None):
-    """argv of one server, run in the foreground (we detach it ourselves): the tool's registry file."""
-    if tool not in registry.TOOLS:
-        raise ValueError('unknown tool %r' % (tool,))
-    return registry.get(tool).server_argv(executable, port, bind, idle_timeout)
-
-
-def listen_address(tool, bind):
-    """The address the server really listens on (None = all)."""
-    return registry.get(tool).server_listen_address(bind)
-
 
 def probe_address(bind):
     if bind:
@@ -519,20 +421,11 @@ def stop_server(pid, port):
 
 def ports_of(params, pid_dir):
     """Ports concerned: the asked range, or (stop/status without port) every pidfile of the tool."""
-    tool = params['tool']
-    if params.get('port') is None and params['state'] != 'started':
-        found = []
-        try:
-            names = os.listdir(pid_dir)
-        except (IOError, OSError):
-            names = []
-        for name in names:
-            match = PIDFILE_RE.match(name)
-            if match and match.group(1) == tool:
-                found.append(int(match.group(2)))
-        return sorted(found)
-    first = params.get('port') or TOOLS[tool][1]
-    return list(range(first, first + params['count']))
+    try:
+        names = os.listdir(pid_dir)
+    except (IOError, OSError):
+        names = []
+    return server_args.ports_of(params, params['state'], names)
 
 
 def _remove(path):
@@ -545,7 +438,7 @@ def _remove(path):
 def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True, **ARGUMENT_RULES)
     params = module.params
-    errors = call_errors(params) + process.tool_paths_errors(params.get('tool_paths'))
+    errors = call_errors(params) + common_args.tool_paths_errors(params.get('tool_paths'))
     if errors:
         module.fail_json(msg='; '.join(errors))
     groups = groups_of(params)

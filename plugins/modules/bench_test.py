@@ -120,46 +120,15 @@ confidence:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
 
 
-def argument_spec():
-    spec = common_args.common_argument_spec()
-    spec.update(
-        tool=dict(type='str', required=True, choices=list(registry.NAMES)),
-        test=dict(type='str'),
-        options=dict(type='dict', default={}),
-        path=dict(type='path'),
-        hold=dict(type='bool', default=False),
-    )
-    return spec
-
-
-def tool_params(tool, params):
-    """The tool module's parameters: common ones, test, options; (params, errors)."""
-    spec = tool.argument_spec()
-    given = dict((key, value) for key, value in params.items()
-                 if key in common_args.TEST_COMMON_ARGS and value is not None)
-    unknown = sorted(set(params['options']) - set(tool.options))
-    if unknown:
-        known = ', '.join(sorted(tool.options))
-        return None, ['%s has no option %s (its options: %s)' % (tool.name, ', '.join(unknown), known)]
-    given.update(params['options'])
-    given['test'] = params.get('test') or tool.default_test
-    if params.get('path'):
-        given['%s_path' % tool.name] = params['path']
-    result = ArgumentSpecValidator(spec).validate(given)
-    return result.validated_parameters, list(result.error_messages)
-
-
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    module = AnsibleModule(argument_spec=runner.bench_test_argument_spec(), supports_check_mode=True)
     tool = registry.get(module.params['tool'])
-    params, errors = tool_params(tool, module.params)
+    params, errors = runner.bench_test_params(tool, module.params)
     if errors:
         module.fail_json(msg='; '.join(errors))
     runner.run_test(module, tool, params, result_key='perflab_held' if module.params['hold'] else 'perflab_result')

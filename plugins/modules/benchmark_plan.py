@@ -263,11 +263,11 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.yaml import yaml_load
+from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils import suite as suites
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import plan_records
-from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import study
 from ansible_collections.perflab.network.plugins.module_utils.host_windows import WindowsHost
@@ -292,7 +292,7 @@ def tool_paths_problems(hosts):
                 ('tool_paths', 'benchmark_windows_tool_paths' if windows else 'benchmark_tool_paths',
                  WindowsHost.path_is_absolute if windows else None),
                 ('windows_tool_paths', 'benchmark_windows_tool_paths', WindowsHost.path_is_absolute)):
-            problems += ['%s: %s' % (name, error) for error in process.tool_paths_errors(facts.get(key), variable, isabs)]
+            problems += ['%s: %s' % (name, error) for error in common_args.tool_paths_errors(facts.get(key), variable, isabs)]
     return problems
 
 

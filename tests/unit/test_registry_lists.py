@@ -126,13 +126,14 @@ def test_every_choice_of_tools_is_the_registry():
 
 def test_module_argument_specs_ask_the_registry():
     """The modules' own argument specs offer what their DOCUMENTATION does: the registry."""
-    from ansible_collections.perflab.network.plugins.modules import bench_server, bench_test, benchmark_plan
-    specs = {'bench_server': bench_server.argument_spec(), 'bench_test': bench_test.argument_spec(),
+    from ansible_collections.perflab.network.plugins.module_utils import runner, servers
+    from ansible_collections.perflab.network.plugins.modules import benchmark_plan
+    specs = {'bench_server': servers.argument_spec(), 'bench_test': runner.bench_test_argument_spec(),
              'benchmark_plan': benchmark_plan.argument_spec()}
-    agree([differs('plugins/modules/bench_server.py argument_spec: tool', specs['bench_server']['tool']['choices']),
-           differs('plugins/modules/bench_server.py argument_spec: servers.tool',
+    agree([differs('plugins/module_utils/servers.py argument_spec: tool', specs['bench_server']['tool']['choices']),
+           differs('plugins/module_utils/servers.py argument_spec: servers.tool',
                    specs['bench_server']['servers']['options']['tool']['choices']),
-           differs('plugins/modules/bench_test.py argument_spec: tool', specs['bench_test']['tool']['choices']),
+           differs('plugins/module_utils/runner.py bench_test_argument_spec: tool', specs['bench_test']['tool']['choices']),
            differs('plugins/modules/benchmark_plan.py argument_spec: tools',
                    specs['benchmark_plan']['tools']['choices'])])
 

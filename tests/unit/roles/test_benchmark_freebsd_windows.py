@@ -25,10 +25,10 @@ from ansible_collections.perflab.network.plugins.filter.tool_executables import 
 from ansible_collections.perflab.network.plugins.filter.tool_search_path import tool_search_path
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
+from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
-from ansible_collections.perflab.network.plugins.modules import bench_preflight
 from ansible_collections.perflab.network.plugins.modules import benchmark_plan
 
 try:
@@ -195,7 +195,7 @@ def test_the_freebsd_preflight_passes(monkeypatch):
     params = {'addresses': ['10.218.1.1'], 'servers': [{'tool': 'iperf3', 'bind': '10.218.1.2', 'port': 5201,
                                                         'count': 1}], 'pid_dir': '/var/run/perflab', 'ping_wait': 3}
     pings = []
-    result = bench_preflight.preflight_result(
+    result = preflight.preflight_result(
         params, run_many=lambda argvs, timeout: pings.extend(argvs) or [ProcessResult(a, rc=0) for a in argvs],
         list_pidfiles=lambda pid_dir: [], host=host)
     assert pings == [['ping', '-c', '1', '-t', '3', '10.218.1.1']]

@@ -16,7 +16,7 @@ from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
 from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
-from ansible_collections.perflab.network.plugins.modules import bench_preflight
+from ansible_collections.perflab.network.plugins.module_utils import preflight
 
 try:
     from ansible.template import trust_as_template   # ansible-core 2.19+: only trusted text is templated
@@ -53,10 +53,10 @@ def stopped(name, servers, pidfiles, host='lab1'):
     args = dict((key, render(value, with_vars(check, variables))) for key, value in check['perflab.network.bench_preflight'].items())
     params = dict(args, pid_dir='/run/perflab', ping_wait=3)
     params['servers'] = [dict(server) for server in params['servers']]
-    preflight = bench_preflight.preflight_result(params, run_many=lambda argvs, timeout: [ProcessResult(a, 0, '[]') for a in argvs],
-                                                 list_pidfiles=lambda pid_dir: sorted(pidfiles),
-                                                 listening_ports=lambda: {'tcp': [], 'udp': []})
-    variables['__benchmark_preflight'] = preflight
+    result = preflight.preflight_result(params, run_many=lambda argvs, timeout: [ProcessResult(a, 0, '[]') for a in argvs],
+                                       list_pidfiles=lambda pid_dir: sorted(pidfiles),
+                                       listening_ports=lambda: {'tcp': [], 'udp': []})
+    variables['__benchmark_preflight'] = result
     stop = task(name)
     args = stop['perflab.network.bench_server']
     assert args['state'] == 'stopped'

@@ -7,6 +7,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args as ca
+from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import nic
 
 
@@ -63,14 +64,19 @@ def test_port_plus_processes():
 
 
 def test_bind_and_interface():
-    assert ca.common_errors(_params(bind='10.201.1.1', nic_interface='lo')) == []
+    linux = host_platform.LinuxHost
+    assert ca.common_errors(_params(bind='10.201.1.1', nic_interface='lo'), host=linux) == []
     assert 'bind must be' in ca.common_errors(_params(bind='1.1.1.1 && x'))[0]
-    errors = ca.common_errors(_params(nic_interface='perflabnope0'))
+    errors = ca.common_errors(_params(nic_interface='perflabnope0'), host=linux)
     # the message names the field and the interfaces this host does have
     assert len(errors) == 1 and errors[0].startswith('nic_interface perflabnope0 does not exist on this host (it has: ')
     assert 'lo' in errors[0].split('(it has: ', 1)[1]
-    assert ca.common_errors(_params(nic_interface='perflabnope0'), check_interface=False) == []
-    assert 'nic_interface must be an interface name' in ca.common_errors(_params(nic_interface='../x'))[0]
+    assert ca.common_errors(_params(nic_interface='perflabnope0'), check_interface=False, host=linux) == []
+    # without a host (an argument check does no host I/O) only the name's syntax is checked, with the same words
+    assert ca.common_errors(_params(nic_interface='perflabnope0')) == []
+    for host in (None, linux):
+        assert ca.common_errors(_params(nic_interface='../x'), host=host) == [
+            'nic_interface must be an interface name (1-15 of letters, digits, "_.:@+-"), got \'../x\'']
 
 
 def test_existing_interfaces_are_sorted_names(tmp_path):

@@ -15,7 +15,6 @@ import pytest
 from ansible_collections.perflab.network.plugins.module_utils import host_freebsd as bsd
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import nic
-from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
 
@@ -70,7 +69,7 @@ def test_linux_host_is_what_the_modules_always_used():
     linux = host_platform.LinuxHost()
     assert linux.interface_exists('lo') is True and nic.interface_exists('lo') is True
     assert linux.interface_mtu('lo') == nic.interface_mtu('lo')
-    assert linux.listening_ports() == preflight.listening_ports()
+    assert linux.listening_ports() == process.listening_ports()
     assert linux.pid_alive(os.getpid()) is True
     assert linux.process_cmdline(os.getpid()) == process.process_cmdline(os.getpid())
     assert linux.nic_sampler('lo').__class__ is nic.NicSampler

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import process
 
 ISO_RE = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')
@@ -148,7 +149,7 @@ def test_a_tool_under_another_prefix_is_found_only_through_tool_paths(tmp_path, 
     ('/opt/x/bin', ["tool_paths must be a list of absolute folder paths, got '/opt/x/bin'"]),
 ])
 def test_tool_paths_errors(tool_paths, problems):
-    assert process.tool_paths_errors(tool_paths) == problems
+    assert common_args.tool_paths_errors(tool_paths) == problems
 
 
 def test_missing_tool_message():

@@ -17,10 +17,10 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import runner
 from ansible_collections.perflab.network.plugins.module_utils import suite as suites
 from ansible_collections.perflab.network.plugins.module_utils.tool import PORT_STRIDE
 from ansible_collections.perflab.network.plugins.module_utils.tool import test_id as make_test_id
-from ansible_collections.perflab.network.plugins.modules import bench_test
 from ansible_collections.perflab.network.plugins.modules import benchmark_plan
 
 ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..')
@@ -60,7 +60,7 @@ def test_a_suite_test_has_the_id_the_module_gives_it_ad_hoc(suite_name, test):
     tool = registry.get(test['tool'])
     assert tool.test_id(adhoc_params(tool, test)) == test['test_id']
     # and what the benchmark role runs (bench_test with the plan item's options)
-    params, errors = bench_test.tool_params(tool, dict(
+    params, errors = runner.bench_test_params(tool, dict(
         server='10.0.0.2', test=test['test'], parallel=test['parallel'], processes=test['processes'],
         options=test['options'], path=None))
     assert errors == []

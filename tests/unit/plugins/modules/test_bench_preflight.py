@@ -14,6 +14,7 @@ from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
 from ansible_collections.perflab.network.plugins.module_utils import preflight
+from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import suite
 from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
 from ansible_collections.perflab.network.plugins.modules import bench_preflight
@@ -31,7 +32,7 @@ def ss_ports(text):
 
 
 def test_listening_ports_of_real_proc_net_tables_are_what_ss_lists():
-    listening = preflight.listening_ports(str(PROCNET))
+    listening = process.listening_ports(str(PROCNET))
     assert listening == {'tcp': [5000, 5201, 8888, 12865], 'udp': [5001, 9999]}
     assert listening == ss_ports((PROCNET / 'ss-Hltnu.txt').read_text())
 
@@ -39,15 +40,15 @@ def test_listening_ports_of_real_proc_net_tables_are_what_ss_lists():
 def test_connected_sockets_are_not_listening():
     tcp = (PROCNET / 'tcp').read_text()
     # the connected pair: 127.0.0.1:5201 <-> :54442, state 01 on both ends
-    assert preflight.parse_proc_net(tcp, '01') == {5201, 54442}
-    assert preflight.parse_proc_net(tcp, '0A') == {5201, 12865}
+    assert process.parse_proc_net(tcp, '01') == {5201, 54442}
+    assert process.parse_proc_net(tcp, '0A') == {5201, 12865}
     # the UDP socket on 40000 is connected (01): ss -l leaves it out
-    assert preflight.parse_proc_net((PROCNET / 'udp').read_text(), '07') == {5001}
+    assert process.parse_proc_net((PROCNET / 'udp').read_text(), '07') == {5001}
 
 
 def test_a_missing_table_is_no_port(tmp_path):
     (tmp_path / 'tcp').write_text((PROCNET / 'tcp').read_text())
-    assert preflight.listening_ports(str(tmp_path)) == {'tcp': [5201, 12865], 'udp': []}
+    assert process.listening_ports(str(tmp_path)) == {'tcp': [5201, 12865], 'udp': []}
 
 
 def test_probe_payload_and_sizes():
@@ -89,7 +90,7 @@ def test_leftovers_of_unplanned_tools_and_ports_are_stopped():
 
 
 def test_taken_ports_are_the_first_planned_ports_listening_tcp_or_udp():
-    listening = preflight.listening_ports(str(PROCNET))
+    listening = process.listening_ports(str(PROCNET))
     assert preflight.taken_ports(SERVERS, listening) == [5201, 12865]
     assert preflight.taken_ports([{'tool': 'iperf2', 'port': 5001, 'count': 1}], listening) == [5001]   # UDP
     assert preflight.taken_ports([{'tool': 'iperf3', 'port': 5202, 'count': 1}], listening) == []
@@ -121,8 +122,8 @@ def test_result_pings_each_address_once_and_decides_on_the_host_state(tmp_path):
     run_many, calls = fake_pings({'10.0.1.2'})
     params = dict(addresses=['10.0.1.2', '10.0.1.3'], servers=[dict(s) for s in SERVERS], pid_dir=str(tmp_path), ping_wait=3,
                   path_mtu=False)
-    result = bench_preflight.preflight_result(params, run_many=run_many,
-                                              listening_ports=lambda: preflight.listening_ports(str(PROCNET)))
+    result = preflight.preflight_result(params, run_many=run_many,
+                                              listening_ports=lambda: process.listening_ports(str(PROCNET)))
     assert calls == [([['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']], 8)]
     assert result == dict(
         changed=False, unanswered=['10.0.1.3'], pidfiles=['iperf3-5202.pid', 'nuttcp-5000.pid'], path_problems=[],
@@ -136,7 +137,7 @@ def test_a_client_only_host_pings_and_looks_for_no_pidfile(tmp_path):
     (tmp_path / 'iperf3-5201.pid').write_text('1\n')
     run_many, calls = fake_pings(set())
     params = dict(addresses=['10.0.1.1'], servers=[], pid_dir=str(tmp_path), ping_wait=2, path_mtu=False)
-    result = bench_preflight.preflight_result(params, run_many=run_many, listening_ports=lambda: {'tcp': [], 'udp': []})
+    result = preflight.preflight_result(params, run_many=run_many, listening_ports=lambda: {'tcp': [], 'udp': []})
     assert result['unanswered'] == ['10.0.1.1'] and calls[0][1] == 7
     assert result['pidfiles'] == [] and result['stop_unplanned'] == [] and result['taken'] == []
 
@@ -145,7 +146,7 @@ def test_no_address_runs_no_ping(tmp_path):
     def run_many(argvs, timeout):
         raise AssertionError('no ping expected')
     params = dict(addresses=[], servers=[dict(s) for s in SERVERS], pid_dir=str(tmp_path), ping_wait=3)
-    result = bench_preflight.preflight_result(params, run_many=run_many, listening_ports=lambda: {'tcp': [], 'udp': []})
+    result = preflight.preflight_result(params, run_many=run_many, listening_ports=lambda: {'tcp': [], 'udp': []})
     assert result['pings'] == [] and result['unanswered'] == [] and result['stop_planned'] == []
 
 
@@ -248,7 +249,7 @@ def test_the_data_path_must_be_on_the_data_interface(tmp_path):
     def check(data_address, addresses):
         params = dict(addresses=addresses, servers=[], pid_dir=str(tmp_path), ping_wait=2,
                       data_address=data_address, data_interface='data0')
-        return bench_preflight.preflight_result(params, run_many=_iproute2_run_many,
+        return preflight.preflight_result(params, run_many=_iproute2_run_many,
                                                 listening_ports=lambda: {'tcp': [], 'udp': []})['path_problems']
     assert check('10.220.1.11', ['10.220.1.12']) == []
     assert check('10.220.0.11', ['10.220.0.12']) == [
@@ -303,7 +304,7 @@ def mtu_params(**extra):
 
 def test_a_path_that_carries_the_mtu_passes_in_one_round():
     run_many, calls = black_hole(9000)
-    result = bench_preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
+    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
     assert calls[0] == [['ping', '-c', '1', '-W', '3', '10.0.1.2'],
                         ['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '8972', '10.0.1.2']]
     assert result['path_mtu'] == [{'address': '10.0.1.2', 'interface': 'data0', 'mtu': 9000, 'answered': {9000: True}}]
@@ -312,7 +313,7 @@ def test_a_path_that_carries_the_mtu_passes_in_one_round():
 
 def test_an_mtu_black_hole_is_named_with_the_sizes_that_passed_and_failed():
     run_many, calls = black_hole(1600)   # both ends at 9000, a path that drops what is above 1600 bytes
-    result = bench_preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
+    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
     assert result['unanswered'] == []
     assert len(calls) == 2 and ['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '1472', '10.0.1.2'] in calls[1]
     answered = result['path_mtu'][0]['answered']
@@ -325,25 +326,25 @@ def test_an_mtu_black_hole_is_named_with_the_sizes_that_passed_and_failed():
 
 def test_the_probe_at_1500_catches_a_smaller_path_too():
     run_many, dummy = black_hole(1400)
-    result = bench_preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(1500))
+    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(1500))
     assert 'largest that passed is 1400 bytes (payload 1372), 1492 bytes did not' in result['path_mtu_problems'][0]
 
 
 def test_nothing_answered_at_any_size_and_an_unanswered_address_is_not_probed_again():
     run_many, calls = black_hole(100)
-    result = bench_preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(1500))
+    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(1500))
     assert "no don't-fragment probe was answered (smallest tried: 576 bytes)" in result['path_mtu_problems'][0]
     run_many, calls = black_hole(0)   # the plain ping fails: that message only, no ladder
-    result = bench_preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
+    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
     assert result['unanswered'] == ['10.0.1.2'] and result['path_mtu_problems'] == [] and len(calls) == 1
 
 
 def test_path_mtu_off_or_mtu_unknown_probes_nothing():
     run_many, calls = black_hole(1600)
-    result = bench_preflight.preflight_result(mtu_params(path_mtu=False), run_many=run_many, host=FakeLinux(9000))
+    result = preflight.preflight_result(mtu_params(path_mtu=False), run_many=run_many, host=FakeLinux(9000))
     assert calls == [[['ping', '-c', '1', '-W', '3', '10.0.1.2']]] and result['path_mtu'] == []
     run_many, calls = black_hole(1600)
-    result = bench_preflight.preflight_result(mtu_params(data_interface='nope0'), run_many=run_many, host=FakeLinux(9000))
+    result = preflight.preflight_result(mtu_params(data_interface='nope0'), run_many=run_many, host=FakeLinux(9000))
     assert len(calls[0]) == 1 and result['path_mtu_problems'] == []
 
 

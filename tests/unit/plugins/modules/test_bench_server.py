@@ -21,6 +21,7 @@ import pytest
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils import servers as server_args
 from ansible_collections.perflab.network.plugins.modules import bench_server
 
 FAKE_SERVER = r'''#!%s
@@ -110,8 +111,8 @@ def cleanup():
     ('ethr', '10.201.1.11', None, ['/x/ethr', '-s', '-port', '5201', '-no', '-ip', '10.201.1.11']),
 ])
 def test_server_command(tool, bind, idle, argv):
-    executable = '/x/' + bench_server.TOOLS[tool][0]
-    assert bench_server.server_command(tool, executable, 5201, bind, idle) == argv
+    executable = '/x/' + server_args.TOOLS[tool][0]
+    assert server_args.server_command(tool, executable, 5201, bind, idle) == argv
 
 
 @pytest.mark.parametrize('args, msg', [
