@@ -43,7 +43,7 @@ def manage(args, check_mode, execute):
         return {'failed': True, 'msg': '; '.join(validated.error_messages)}
     params = validated.validated_parameters
     errors = server_args.call_errors(params) + common_args.tool_paths_errors(params.get('tool_paths'),
-                                                                          isabs=win.WindowsHost.path_is_absolute)
+                                                                             isabs=win.WindowsHost.path_is_absolute)
     if params.get('nofile') is not None:
         errors.append('nofile does not apply on Windows (no per-process open-files limit to raise)')
     if errors:

@@ -316,14 +316,14 @@ def preflight_result(params, run_many=process.run_many, list_pidfiles=list_pidfi
     listening = listening_ports()
     targets = params.get('connect') or []
     connections = reach_all(targets, params.get('connect_source'), params.get('connect_timeout') or CONNECT_TIMEOUT_S,
-                                      reach=reach) if targets else []
+                            reach=reach) if targets else []
     problems = []
     # iproute2's view of the addresses and routes: Linux (FreeBSD and Windows are not checked here yet)
     if host.name == 'Linux' and (params.get('data_address') or params.get('data_interface')):
         local = parse_addresses(run_many([ADDR_ARGV], 10)[0].stdout)
         routes = run_many([route_argv(a) for a in params['addresses']], 10) if params['addresses'] else []
         problems = path_problems(params.get('data_address'), params.get('data_interface'), local,
-                                           params['addresses'], [parse_route_dev(r.stdout) for r in routes])
+                                 params['addresses'], [parse_route_dev(r.stdout) for r in routes])
     return dict(
         path_problems=problems,
         changed=False,
@@ -375,5 +375,5 @@ def path_mtu_check(params, host, run_many, probes, answers, unanswered, mtus):
         item['answered'][size] = result.rc == 0
     names = params.get('address_names') or {}
     problems = [path_mtu_problem(item['address'], item['mtu'], item['answered'], names.get(item['address']),
-                                           item['interface']) for item in found]
+                                 item['interface']) for item in found]
     return found, [problem for problem in problems if problem], argvs

@@ -107,8 +107,8 @@ def imports_of(name, path, known):
             for alias in node.names:
                 # from ...module_utils import registry: the file registry; from ...tool import Tool: the file tool
                 target = module + '.' + alias.name if module + '.' + alias.name in known else module
-                found.append((target, node.lineno, 'from %s import %s' % (node.module or '.' * node.level,
-                                                                         alias.name)))
+                source = node.module or '.' * node.level
+                found.append((target, node.lineno, 'from %s import %s' % (source, alias.name)))
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith(PACKAGE):

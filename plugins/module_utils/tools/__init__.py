@@ -3,12 +3,9 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Report builder: result files (JSON lines) -> workbook, text summary, CSV/JSON.
+"""The tools' files: one per benchmark tool (a ``Tool`` subclass and ``TOOL``), listed by ``registry.py``.
 
-``store`` reads and appends the JSON-lines files, ``stats`` holds the
-statistics (Welch's t-test without scipy), ``tables`` aggregates records into
-the report's tables, and ``workbook``, ``text`` and ``exports`` render them.
-"""
+Layer ``tools`` (docs/architecture.md, "Layers"): argv, options and their checks, parsing; no host I/O."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type

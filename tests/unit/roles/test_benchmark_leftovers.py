@@ -54,8 +54,8 @@ def stopped(name, servers, pidfiles, host='lab1'):
     params = dict(args, pid_dir='/run/perflab', ping_wait=3)
     params['servers'] = [dict(server) for server in params['servers']]
     result = preflight.preflight_result(params, run_many=lambda argvs, timeout: [ProcessResult(a, 0, '[]') for a in argvs],
-                                       list_pidfiles=lambda pid_dir: sorted(pidfiles),
-                                       listening_ports=lambda: {'tcp': [], 'udp': []})
+                                        list_pidfiles=lambda pid_dir: sorted(pidfiles),
+                                        listening_ports=lambda: {'tcp': [], 'udp': []})
     variables['__benchmark_preflight'] = result
     stop = task(name)
     args = stop['perflab.network.bench_server']

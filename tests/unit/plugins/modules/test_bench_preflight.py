@@ -123,7 +123,7 @@ def test_result_pings_each_address_once_and_decides_on_the_host_state(tmp_path):
     params = dict(addresses=['10.0.1.2', '10.0.1.3'], servers=[dict(s) for s in SERVERS], pid_dir=str(tmp_path), ping_wait=3,
                   path_mtu=False)
     result = preflight.preflight_result(params, run_many=run_many,
-                                              listening_ports=lambda: process.listening_ports(str(PROCNET)))
+                                        listening_ports=lambda: process.listening_ports(str(PROCNET)))
     assert calls == [([['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']], 8)]
     assert result == dict(
         changed=False, unanswered=['10.0.1.3'], pidfiles=['iperf3-5202.pid', 'nuttcp-5000.pid'], path_problems=[],
@@ -250,7 +250,7 @@ def test_the_data_path_must_be_on_the_data_interface(tmp_path):
         params = dict(addresses=addresses, servers=[], pid_dir=str(tmp_path), ping_wait=2,
                       data_address=data_address, data_interface='data0')
         return preflight.preflight_result(params, run_many=_iproute2_run_many,
-                                                listening_ports=lambda: {'tcp': [], 'udp': []})['path_problems']
+                                          listening_ports=lambda: {'tcp': [], 'udp': []})['path_problems']
     assert check('10.220.1.11', ['10.220.1.12']) == []
     assert check('10.220.0.11', ['10.220.0.12']) == [
         'perflab_data_address 10.220.0.11 is on mgmt0, not on perflab_data_interface data0',
