@@ -14,7 +14,8 @@ LAB_KIND ?= netns
 LAB_NAME ?= $(if $(filter vm,$(LAB_KIND)),vmlab,perflab)
 LAB_SUITE ?= bookworm
 LAB_VM_LINKS ?= bridge
-# VM labs: the bond the study builds in its tuned configuration (eth1 + eth2, MTU 9000); empty for none
+# VM labs: the bond of eth1 + eth2 in perflab_bond (stock_vs_tuned builds it in its tuned configuration at MTU 9000;
+# the jumbo-bond study in both, at MTU 1500 then 9000: docs/studies.md); empty for none
 LAB_VM_BOND ?= $(if $(filter vm,$(LAB_KIND)),balance-alb,)
 LAB_HOSTS ?= 2
 LAB_MGMT_SUBNET ?= 10.213.0.0/24

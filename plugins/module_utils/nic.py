@@ -222,7 +222,7 @@ class NicSampler(object):
         return None if self._start is None else round(time.monotonic() - self._start, 3)
 
     def result(self, window=None):
-        """``{interface, samples, rx_mbps, tx_mbps, window}``.
+        """``{interface, samples, rx_mbps, tx_mbps, window, rx_peak_mbps, tx_peak_mbps, peak_at}``.
 
         ``window``: ``(t0, t1)`` on the samples' clock, the seconds in which the tool measured;
         the rates are over it (see :func:`window_rates`), else over the whole sampled window.
@@ -230,6 +230,7 @@ class NicSampler(object):
         rx_mbps, tx_mbps, used = window_rates(self.samples, window)
         result = {'interface': self.interface, 'samples': list(self.samples),
                   'rx_mbps': rx_mbps, 'tx_mbps': tx_mbps, 'window': used}
+        result.update(peak_rates(self.samples, used))
         if self._error:
             result['error'] = self._error
         if self._skipped:
@@ -270,3 +271,34 @@ def window_rates(samples, window=None):
     rates = [round((_counter_at(samples, key, t1) - _counter_at(samples, key, t0)) * 8 / (t1 - t0) / 1e6, 3)
              for key in ('rx_bytes', 'tx_bytes')]
     return rates[0], rates[1], [round(t0, 3), round(t1, 3)]
+
+
+def peak_rates(samples, window=None, span=1.0):
+    """The highest rate over any ``span`` seconds within ``window`` (the seconds the tool measured):
+    ``{rx_peak_mbps, tx_peak_mbps, peak_at}``, ``peak_at`` giving where each peak starts ``{rx, tx}``.
+
+    The parallel-netperf seed reported the NIC's one-second peak beside its mean (98 % of the link): a
+    mean over the whole test hides it. Spans start at each sample and at the window's start; their
+    ends are interpolated between the samples (:func:`window_rates`). None where the window is
+    shorter than ``span``, there are fewer than two samples, or two samples in it are more than two
+    spans apart (then a "peak" would only be a mean).
+    """
+    empty = {'rx_peak_mbps': None, 'tx_peak_mbps': None, 'peak_at': None}
+    if len(samples) < 2:
+        return empty
+    t0, t1 = (samples[0]['t'], samples[-1]['t']) if not window else (window[0], window[1])
+    t0, t1 = max(t0, samples[0]['t']), min(t1, samples[-1]['t'])
+    inside = [sample['t'] for sample in samples if t0 - span < sample['t'] < t1 + span]
+    if any(after - before > 2 * span for before, after in zip(inside, inside[1:])):
+        return empty   # counters read only at the ends (Windows) or far apart: no second to speak of
+    starts = sorted(set([t0] + [t for t in inside if t0 <= t <= t1 - span]))
+    starts = [start for start in starts if start + span <= t1 + 1e-9]
+    if not starts:
+        return empty
+    out = dict(empty, peak_at={})
+    for key, name in (('rx_bytes', 'rx'), ('tx_bytes', 'tx')):
+        best = max(starts, key=lambda start: _counter_at(samples, key, start + span) - _counter_at(samples, key, start))
+        out[name + '_peak_mbps'] = round((_counter_at(samples, key, best + span) - _counter_at(samples, key, best))
+                                         * 8 / span / 1e6, 3)
+        out['peak_at'][name] = round(best, 3)
+    return out

@@ -107,3 +107,54 @@ def label_problems(hosts):
                                                           for key in differ)))
                 break
     return problems
+
+
+# The jumbo-bond study (playbooks/studies/jumbo-bond.yml): what its stock and tuned configurations
+# differ in. `mtu` (the default, the seed's comparison: the post kept the bond and changed only the
+# MTU, 4.87 -> 9.08 Gbit/s): the bond in both configurations, at the stock MTU, then at the jumbo MTU.
+# `link_and_mtu`: one link at the stock MTU against the bond at the jumbo MTU (two changes at once).
+BOND_CHANGES = ('mtu', 'link_and_mtu')
+DEFAULT_BOND_CHANGE = 'mtu'
+
+
+def _link_name(links, mtu):
+    return '%s MTU %d' % ('bond' if links > 1 else '1 link', mtu)
+
+
+def bond_study(bond, change=DEFAULT_BOND_CHANGE, stock_mtu=1500, jumbo_mtu=9000, data_interface=''):
+    """One host's part of the jumbo-bond study, or ValueError naming the bad value.
+
+    bond: the host's ``perflab_bond`` (docs/study.md), or None for a host without one (it runs on its data
+    interface in both configurations). Returns ``bond`` (perflab_bond with ``apply`` and ``mtu`` set for the
+    study, or None), ``tuned_mtu`` (perflab_tuned_mtu: the MTU the tuned configuration sets on the data
+    interface, the bond's once built), ``states`` (the labels' state words, saying what differs:
+    ``bond MTU 1500`` / ``bond MTU 9000``) and ``configurations`` (stock and tuned: interface, links, MTU).
+    The study applies no tuning profile: only what ``change`` names differs.
+    """
+    change = change or DEFAULT_BOND_CHANGE
+    if change not in BOND_CHANGES:
+        raise ValueError('perflab_jumbo_bond_change must be one of %s, got %r' % (', '.join(BOND_CHANGES), change))
+    for name, value in (('the stock MTU (perflab_data_mtu)', stock_mtu), ('perflab_tuned_mtu', jumbo_mtu)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 68 <= value <= 9216:
+            raise ValueError('%s must be an MTU from 68 to 9216, got %r' % (name, value))
+    if jumbo_mtu == stock_mtu:
+        raise ValueError('perflab_tuned_mtu (%d) must differ from the stock MTU: the study compares the two' % jumbo_mtu)
+    if bond is not None and not isinstance(bond, dict):
+        raise ValueError('perflab_bond must be a mapping, got %r' % (bond,))
+    link = {'interface': data_interface, 'links': 1}
+    if bond:
+        bonded = {'interface': bond.get('name') or 'bond0', 'links': len(bond.get('members') or [])}
+        if change == 'mtu':
+            # built before the stock run at the stock MTU; the tuned run raises its MTU (members follow)
+            bond = dict(bond, apply='both', mtu=stock_mtu)
+            stock = dict(bonded, mtu=stock_mtu)
+        else:
+            bond = dict(bond, apply='tuned', mtu=jumbo_mtu)
+            stock = dict(link, mtu=stock_mtu)
+        tuned = dict(bonded, mtu=jumbo_mtu)
+    else:
+        bond = None
+        stock, tuned = dict(link, mtu=stock_mtu), dict(link, mtu=jumbo_mtu)
+    return {'bond': bond, 'tuned_mtu': jumbo_mtu,
+            'states': {'stock': _link_name(stock['links'], stock['mtu']), 'tuned': _link_name(tuned['links'], tuned['mtu'])},
+            'configurations': {'stock': stock, 'tuned': tuned}}

@@ -210,3 +210,24 @@ def test_the_sampler_keeps_the_bond_state_and_the_record_notes_the_failover(tmp_
 def test_no_bond_no_bond_state(tmp_path):
     assert nic.read_bond_state('eth0', proc_net_bonding=str(tmp_path)) is None
     assert nic.read_bond_state('../x') is None
+
+
+def test_the_one_second_peak_within_the_measured_window():
+    """The seed's 98 % was the NIC's best second, not its mean (issue #28.2)."""
+    from ansible_collections.perflab.network.plugins.module_utils.nic import peak_rates, window_rates
+    # sampled every second: 1 s of start-up, then 900, 980, 940 Mbit/s sent, then the report (no traffic)
+    sent = [0, 0, 112500000, 235000000, 352500000, 352500000]
+    samples = [{'t': float(t), 'rx_bytes': t * 1000, 'tx_bytes': sent[t], 'rx_packets': 0, 'tx_packets': 0}
+               for t in range(6)]
+    peak = peak_rates(samples, (1.0, 4.0))
+    assert peak == {'rx_peak_mbps': 0.008, 'tx_peak_mbps': 980.0, 'peak_at': {'rx': 1.0, 'tx': 2.0}}
+    assert window_rates(samples, (1.0, 4.0))[1] == 940.0   # the mean over the same seconds
+    # a window starting between samples: its first span is interpolated, the peak second is still found
+    assert peak_rates(samples, (1.5, 4.0))['tx_peak_mbps'] == 980.0
+    # the window shorter than a second, or one sample: no peak
+    assert peak_rates(samples, (1.0, 1.5)) == {'rx_peak_mbps': None, 'tx_peak_mbps': None, 'peak_at': None}
+    assert peak_rates(samples[:1])['tx_peak_mbps'] is None
+    # counters read only before and after (Windows' Get-NetAdapterStatistics): no peak, not the mean
+    assert peak_rates([samples[0], samples[-1]])['tx_peak_mbps'] is None
+    # a window beyond the samples is clamped to them
+    assert peak_rates(samples, (-2.0, 9.0))['tx_peak_mbps'] == 980.0

@@ -142,6 +142,11 @@ def test_tcp_bidir_full_duplex():
                               'throughput_received_mbps': 14524.366, 'retransmits': 355.0}
     assert res['intervals'][0] == {'t': 1.0, 'throughput_mbps': 26813.635, 'throughput_sent_mbps': 12990.809,
                                    'throughput_received_mbps': 13822.826, 'retransmits': 296.0}
+    # with -m (the module's tcp_bidir argv): the MSS in use from the connect line, the same totals' form
+    res = run('fk-tcp-fullduplex-m', 'tcp_bidir', duration=1)
+    assert res['error'] is None and res['mss'] == 32741
+    assert res['metrics'] == {'throughput_mbps': 4422.394, 'throughput_sent_mbps': 1736.261,
+                              'throughput_received_mbps': 2693.517, 'retransmits': 11.0}
     res = run('tcp-fullduplex-e-i1', 'tcp_bidir')
     assert res['metrics'] == {'throughput_mbps': 25299.0, 'throughput_sent_mbps': 13619.0,
                               'throughput_received_mbps': 11705.0, 'retransmits': 273.0}

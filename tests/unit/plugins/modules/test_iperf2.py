@@ -37,10 +37,22 @@ def test_the_tcp_tests_ask_for_the_mss(test, has_m):
     assert argv.count('-m') <= 1
 
 
+@pytest.mark.parametrize('test, flags', [('tcp_stream', ['-m']), ('tcp_maerts', ['-R', '-m']),
+                                         ('tcp_bidir', ['--full-duplex', '-m']), ('udp_stream', ['-u', '-b', '100m'])])
+def test_the_exact_client_argv(test, flags):
+    # -m only on the TCP tests (real 2.1.8 takes it with -R and --full-duplex: fk-tcp-R-P2-m, fk-tcp-fullduplex-m)
+    tool = registry.get('iperf2')
+    params = dict(tool.params_of(test, 4, 1, {'bitrate': 100} if test == 'udp_stream' else {}),
+                  server='10.172.1.12', duration=2, port=5401)
+    assert tool.client_argv(params, IPERF) == [IPERF, '-c', '10.172.1.12', '-p', '5401', '-t', '2', '-e', '-f', 'k',
+                                               '-i', '1', '-P', '4'] + flags
+
+
 def test_the_mss_2_0_prints_after_the_test_is_recorded(tools, capsys):
     fake = tools([read_fixture('iperf2', '2.0.13', 'tcp-e-m.txt')])
     result = tool_fakes.run_module(iperf2, {'server': '10.172.1.12', 'duration': 2, 'port': 5401}, capsys)
-    assert '-m' in fake.test_calls[0]
+    assert fake.test_calls[0] == [IPERF, '-c', '10.172.1.12', '-p', '5401', '-t', '2', '-e', '-f', 'k', '-i', '1',
+                                  '-P', '1', '-m']
     record = result['perflab_result'][0]
     assert record['status'] == 'ok', record['error']
     assert record['metrics']['mss_bytes']['value'] == 1448.0
