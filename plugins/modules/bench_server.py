@@ -277,6 +277,7 @@ from ansible_collections.perflab.network.plugins.module_utils.servers import (
 
 LOG_TAIL_CHARS = 600
 
+
 def probe_address(bind):
     if bind:
         return bind
