@@ -65,6 +65,20 @@ options:
         benchmark role does for the tools whose server log can show a wrong result, ethr).
     type: bool
     default: false
+  repetitions_auto:
+    description:
+      - The rule of a test whose repetitions are C(auto), C({min, max, ci_percent}) (the plan item's); the record gets
+        C(repetitions_auto), the rule with the decision after this run (C(stop), C(reason), C(runs),
+        C(ci_half_percent); docs/result-record.md). The benchmark role runs the next repetition only while the
+        rule says to go on.
+    type: dict
+  repetitions_earlier:
+    description:
+      - The primary metric values of this test's earlier runs, in order (null for a failed run), with
+        O(repetitions_auto).
+    type: list
+    elements: raw
+    default: []
 seealso:
   - module: perflab.network.iperf3
   - module: perflab.network.iperf2
@@ -124,6 +138,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import repetitions
 from ansible_collections.perflab.network.plugins.module_utils import runner
 
 
@@ -135,8 +150,22 @@ def argument_spec():
         options=dict(type='dict', default={}),
         path=dict(type='path'),
         hold=dict(type='bool', default=False),
+        repetitions_auto=dict(type='dict'),
+        repetitions_earlier=dict(type='list', elements='raw', default=[]),
     )
     return spec
+
+
+def annotator(params):
+    """(annotate, errors): what puts the auto rule's decision in the record (None for a fixed test)."""
+    if not params.get('repetitions_auto'):
+        return None, []
+    try:
+        rule = repetitions.make_rule(params['repetitions_auto'])
+        earlier = [None if value is None else float(value) for value in params.get('repetitions_earlier') or []]
+    except (TypeError, ValueError) as exc:
+        return None, ['repetitions_auto: %s' % exc]
+    return (lambda record: repetitions.annotate(record, rule, earlier)), []
 
 
 def tool_params(tool, params):
@@ -160,9 +189,11 @@ def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
     tool = registry.get(module.params['tool'])
     params, errors = tool_params(tool, module.params)
-    if errors:
-        module.fail_json(msg='; '.join(errors))
-    runner.run_test(module, tool, params, result_key='perflab_held' if module.params['hold'] else 'perflab_result')
+    annotate, auto_errors = annotator(module.params)
+    if errors or auto_errors:
+        module.fail_json(msg='; '.join(errors + auto_errors))
+    runner.run_test(module, tool, params, result_key='perflab_held' if module.params['hold'] else 'perflab_result',
+                    annotate=annotate)
 
 
 if __name__ == '__main__':
