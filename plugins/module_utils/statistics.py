@@ -71,37 +71,31 @@ def cv_percent(values):
     return deviation / abs(average) * 100.0
 
 
+def _not_tiny(value):
+    return _TINY if abs(value) < _TINY else value
+
+
+def _lentz_step(aa, c, d):
+    """One step of the modified Lentz method: the new ``(c, d)``, whose product multiplies the fraction."""
+    d = 1.0 / _not_tiny(1.0 + aa * d)
+    c = _not_tiny(1.0 + aa / c)
+    return c, d
+
+
 def _beta_continued_fraction(a, b, x):
     qab = a + b
     qap = a + 1.0
     qam = a - 1.0
     c = 1.0
-    d = 1.0 - qab * x / qap
-    if abs(d) < _TINY:
-        d = _TINY
-    d = 1.0 / d
+    d = 1.0 / _not_tiny(1.0 - qab * x / qap)
     h = d
     for m in range(1, _MAX_ITERATIONS + 1):
         m2 = 2 * m
         # even step
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
+        c, d = _lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), c, d)
         h *= d * c
         # odd step
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
+        c, d = _lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), c, d)
         delta = d * c
         h *= delta
         if abs(delta - 1.0) < _EPSILON:
