@@ -26,6 +26,8 @@ def run_windows_test(args, check_mode, execute):
     params = validated.validated_parameters
     tool = registry.get(params['tool'])
     tool_params, errors = runner.bench_test_params(tool, params)
+    annotate, auto_errors = runner.bench_test_annotator(params)
+    errors += auto_errors
     if errors:
         return {'failed': True, 'msg': '; '.join(errors)}
     if (tool_params.get('processes') or 1) > 1:
@@ -34,7 +36,7 @@ def run_windows_test(args, check_mode, execute):
     shim = win_action.ModuleShim(tool_params, check_mode)
     try:
         runner.run_test(shim, tool, tool_params, result_key='perflab_held' if params['hold'] else 'perflab_result',
-                        host=WindowsHost(execute))
+                        host=WindowsHost(execute), annotate=annotate)
     except win_action.ActionExit as done:
         return done.result
     except win_action.PowerShellError as exc:

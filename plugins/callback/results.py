@@ -21,7 +21,9 @@ description:
     The plan size and the estimate come from the C(perflab_plan) fact (C({total_tests, expected_duration_s,
     configurations})) that the benchmark role sets with M(ansible.builtin.set_fact) before its tests, and
     cover every configuration of a study (stock_vs_tuned's stock and tuned count as one study); without it
-    the line shows only the running count, as C([12]).
+    the line shows only the running count, as C([12]). A test whose repetitions are C(auto) ends its line with its rule's
+    word after C(auto) (C(2 of at least 3 runs)), on its last run why it stopped (C(stop, ci 3.1 % <= 5 % after 4
+    runs)), and the total drops by the repetitions its rule did not need.
   - At the end of the playbook writes C(<results_dir>/<run_id>.xlsx) (Summary, one sheet per test,
     Systems, Intervals, Raw; see the collection's docs/reports.md), beside it the same results as plain
     text and Markdown (C(<run_id>.txt) and C(<run_id>.md), a block per test, a line and a bar per
@@ -293,8 +295,18 @@ class Progress(object):
             return '[%d]' % self.count, None
         plan['done'] += 1
         duration = record.get('duration_s')
-        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration > 0:
-            plan['requested_done'] += float(duration)
+        seconds = float(duration) if isinstance(duration, (int, float)) and not isinstance(duration, bool) \
+            and duration > 0 else 0.0
+        plan['requested_done'] += seconds
+        auto = record.get('repetitions_auto')
+        if isinstance(auto, dict) and auto.get('stop'):
+            # a repetitions: auto test that stopped early: its planned repetitions beyond will not come
+            try:
+                unneeded = max(0, int(auto.get('max')) - int(auto.get('runs')))
+            except (TypeError, ValueError):
+                unneeded = 0
+            plan['total'] = max(plan['done'], plan['total'] - unneeded)
+            plan['expected'] = max(plan['requested_done'], plan['expected'] - unneeded * seconds)
         return '[%d/%d]' % (plan['done'], plan['total']), self.eta()
 
     def eta(self):
@@ -326,6 +338,10 @@ def progress_line(counter, record, eta):
         parts.append(('%s %s' % (text, metric.get('unit') or '')).strip())
     else:
         parts.append('%s: %s' % ((status or 'failed').upper(), record.get('error') or 'no result'))
+    auto = record.get('repetitions_auto')
+    if isinstance(auto, dict) and auto.get('reason'):
+        # repetitions: auto says where its rule is, and on the test's last run why it stopped
+        parts.append('auto: %s%s' % ('stop, ' if auto.get('stop') else '', auto['reason']))
     if eta is not None:
         parts.append('ETA %s' % format_duration(eta))
     return '%s %s' % (counter, ' · '.join(parts))

@@ -22,6 +22,7 @@ import copy
 
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import repetitions
 
 
 def item_key(item):
@@ -48,13 +49,21 @@ def planned_record(item, status, reason, run_id=None, suite_name=None):
     rec = records.new_record(params, item['tool'], test, protocol, direction, item['test_id'],
                              options=tool.given_options(test_params), parallel=tool.effective_parallel(test_params),
                              notes=tool.notes(test_params), reading=tool.reading(test_params))
-    return records.finish_record(rec, None, status, error=reason)
+    records.finish_record(rec, None, status, error=reason)
+    if item.get('repetitions_auto'):
+        # an auto test's record says its rule, and that it stopped here (failed or skipped)
+        repetitions.annotate(rec, item['repetitions_auto'], item.get('repetitions_earlier') or [])
+    return rec
 
 
 def unrun_records(items, reason, done=()):
     """Failed records of the ``items`` whose key is not in ``done`` (records or keys that exist already)."""
     done_keys = set(record_key(entry) if isinstance(entry, dict) else entry for entry in done)
-    return [planned_record(item, 'failed', reason) for item in items if item_key(item) not in done_keys]
+    # the repetitions of an auto test beyond where its rule stopped it are not run, and not failures
+    stopped = repetitions.stopped(entry for entry in done if isinstance(entry, dict))
+    return [planned_record(item, 'failed', reason) for item in items
+            if item_key(item) not in done_keys and not (item.get('repetitions_auto')
+                                                        and repetitions.test_key(item) in stopped)]
 
 
 def failed_host_labels(labels, pairs, failed):

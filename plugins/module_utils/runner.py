@@ -23,6 +23,7 @@ from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import repetitions
 
 VERSION_TIMEOUT_S = 10
 
@@ -88,13 +89,14 @@ def probe_path(nic_host, host, server, mtu, wait=3):
     return result.rc == 0 and (getattr(nic_host, 'name', '') != 'Windows' or 'TTL=' in (result.stdout or ''))
 
 
-def run_test(module, tool, params, result_key='perflab_result', host=None):
+def run_test(module, tool, params, result_key='perflab_result', host=None, annotate=None):
     """Run one test of ``tool`` with ``params`` (validated); exits the module with its record.
 
     ``result_key``: where the record goes in the module's result (``perflab_result`` is what the
     results callback stores; bench_test's ``hold`` returns it as ``perflab_held`` for bench_record).
     ``host``: where the processes run and the NIC is read (host_platform; default this host, the
-    Windows action plugins pass host_windows.WindowsHost).
+    Windows action plugins pass host_windows.WindowsHost). ``annotate``: called with the finished record before
+    it is returned (bench_test's ``repetitions: auto`` decision, repetitions.annotate).
     """
     validate(module, tool, params, host)
     executable = find_executable(module, tool, params.get('%s_path' % tool.name), host, params.get('tool_paths'))
@@ -121,6 +123,8 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
     if module.check_mode or problem:
         # an optional test this tool's build cannot run (a suite's optional: true) is skipped with the reason
         rec.finish_record(record, None, 'skipped', error=problem or 'check mode: %s did not run' % tool.name)
+        if annotate:
+            annotate(record)
         module.exit_json(changed=False, **{result_key: [record]})
 
     timeout = tool.timeout(params)
@@ -181,6 +185,8 @@ def run_test(module, tool, params, result_key='perflab_result', host=None):
     if failures and params.get('optional') and all(result.get('unsupported') for result in parsed if result['error']):
         status = 'skipped'   # the tool refused the test it does not have (ethr 1.0's -p http)
     rec.finish_record(record, first, status, error='; '.join(failures) or None, raw=raw)
+    if annotate:
+        annotate(record)
     extra = tool.result_extra(params, parsed, module)
     if record['status'] == 'failed':
         extra[result_key] = [record]
@@ -204,8 +210,22 @@ def bench_test_argument_spec():
         options=dict(type='dict', default={}),
         path=dict(type='path'),
         hold=dict(type='bool', default=False),
+        repetitions_auto=dict(type='dict'),
+        repetitions_earlier=dict(type='list', elements='raw', default=[]),
     )
     return spec
+
+
+def bench_test_annotator(params):
+    """(annotate, errors): what puts the auto rule's decision in the record (None for a fixed test)."""
+    if not params.get('repetitions_auto'):
+        return None, []
+    try:
+        rule = repetitions.make_rule(params['repetitions_auto'])
+        earlier = [None if value is None else float(value) for value in params.get('repetitions_earlier') or []]
+    except (TypeError, ValueError) as exc:
+        return None, ['repetitions_auto: %s' % exc]
+    return (lambda record: repetitions.annotate(record, rule, earlier)), []
 
 
 def bench_test_params(tool, params):

@@ -18,6 +18,7 @@ import os
 from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import repetitions as auto_reps
 from ansible_collections.perflab.network.plugins.module_utils import study
 from ansible_collections.perflab.network.plugins.module_utils.tool import PORT_STRIDE
 
@@ -57,6 +58,14 @@ def _check_int(errors, where, field, value):
         errors.append('%s: %s must be from %d to %d, got %d' % (where, field, low, high, value))
         return None
     return value
+
+
+def _check_repetitions(errors, where, value):
+    """A count (LIMITS) or ``auto`` or a rule mapping (repetitions.rule_problems)."""
+    if auto_reps.is_auto(value):
+        errors += auto_reps.rule_problems(value if isinstance(value, dict) else None, '%s: repetitions' % where)
+    else:
+        _check_int(errors, where, 'repetitions', value)
 
 
 def find_suite(name, paths):
@@ -138,9 +147,10 @@ def validate_suite(suite, where='suite'):
     if not isinstance(defaults, dict):
         errors.append('%s: defaults must be a mapping' % where)
         defaults = {}
-    for field in ('duration', 'repetitions'):
-        if field in defaults:
-            _check_int(errors, where + ' defaults', field, defaults[field])
+    if 'duration' in defaults:
+        _check_int(errors, where + ' defaults', 'duration', defaults['duration'])
+    if 'repetitions' in defaults:
+        _check_repetitions(errors, where + ' defaults', defaults['repetitions'])
     tests = suite.get('tests')
     if not tests or not isinstance(tests, list):
         errors.append('%s has no tests: a suite needs a non-empty list `tests`' % where)
@@ -166,9 +176,11 @@ def validate_suite(suite, where='suite'):
                               '(suites can run: %s)' % (here, tool, test, ', '.join(plan_tests)))
         for p in _as_list(entry.get('parallel', 1)):
             _check_int(errors, here, 'parallel', p)
-        for field in ('processes', 'duration', 'repetitions'):
+        for field in ('processes', 'duration'):
             if field in entry:
                 _check_int(errors, here, field, entry[field])
+        if 'repetitions' in entry:
+            _check_repetitions(errors, here, entry['repetitions'])
         options = entry.get('options') or {}
         if not isinstance(options, dict):
             errors.append('%s: options must be a mapping' % here)
@@ -193,10 +205,21 @@ def test_id(tool, test, parallel, options, processes=1):
     return registry.get(tool).test_id(registry.get(tool).params_of(test, parallel, processes, options))
 
 
-def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=None, notes=None):
+def _repetitions_of(entry, defaults, repetitions, repetitions_auto):
+    """(count, rule): a fixed count and None, or an auto test's maximum and its rule (repetitions.make_rule:
+    the defaults, then the suite's mapping, then the override's ``repetitions_auto``)."""
+    asked = repetitions or entry.get('repetitions') or defaults.get('repetitions') or 1
+    if not auto_reps.is_auto(asked):
+        return int(asked), None
+    rule = auto_reps.make_rule(defaults.get('repetitions'), entry.get('repetitions'), asked, repetitions_auto)
+    return rule['max'], rule
+
+
+def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=None, notes=None, repetitions_auto=None):
     """The suite's tests, one dict each, with overrides applied (in suite order).
 
-    duration, repetitions: override every test's; parallel: a list that replaces
+    duration, repetitions: override every test's (repetitions: a count, ``auto`` or a rule mapping);
+    repetitions_auto: the rule mapping that wins for every auto test (min, max, ci_percent); parallel: a list that replaces
     every entry's parallel list; tools: keep only these tools. A parallel value the
     tool ignores for a test (its ``effective_parallel``, e.g. ethr's latency test runs
     one connection) does not make a test of its own: the values that run the same
@@ -207,7 +230,8 @@ def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=No
     if duration is not None:
         _check_int(errors, 'override', 'duration', duration)
     if repetitions is not None:
-        _check_int(errors, 'override', 'repetitions', repetitions)
+        _check_repetitions(errors, 'override', repetitions)
+    errors += auto_reps.rule_problems(repetitions_auto, 'override: repetitions_auto')
     for p in parallel or []:
         _check_int(errors, 'override', 'parallel', p)
     for tool in tools or []:
@@ -223,6 +247,10 @@ def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=No
             continue
         options = dict(entry.get('options') or {})
         processes = int(entry.get('processes', 1))
+        try:
+            count, rule = _repetitions_of(entry, defaults, repetitions, repetitions_auto)
+        except ValueError as exc:   # min above max across the suite and the override
+            raise PlanError('suite %s: %s' % (suite.get('name', '?'), exc))
         tool = registry.get(entry['tool'])
         for test in _as_list(entry['test']):
             asked = [int(par) for par in (parallel or _as_list(entry.get('parallel', 1)))]
@@ -249,7 +277,9 @@ def expand_suite(suite, duration=None, repetitions=None, parallel=None, tools=No
                     'parallel_values': merged[effective],
                     'processes': processes,
                     'duration': int(duration or entry.get('duration') or defaults.get('duration') or 10),
-                    'repetitions': int(repetitions or entry.get('repetitions') or defaults.get('repetitions') or 1),
+                    # an auto test is planned up to its maximum; the role stops it earlier (repetitions.decide)
+                    'repetitions': count,
+                    'repetitions_auto': rule,
                     'options': options,
                     'optional': bool(entry.get('optional', False)),
                     'test_id': tid,
@@ -481,16 +511,37 @@ def current_test_id(rec):
         return rec['test_id']
 
 
-def build_plan(tests, pairs, labels, done=frozenset(), side=study.DEFAULT_SIDE):
+def recorded_values(recorded):
+    """Per test (repetitions.test_key): the primary values a resumed run recorded ok, in repetition order: where
+    its auto tests go on from (the failed ones are done again, as any failed run of a resume is)."""
+    found = {}
+    for rec in recorded:
+        if isinstance(rec, dict) and rec.get('status') == 'ok' and rec.get('test_id'):
+            found.setdefault(auto_reps.test_key(rec, current_test_id(rec)), []).append(rec)
+    return dict((key, [value for value in auto_reps.values_of(recs) if value is not None])
+                for key, recs in found.items())
+
+
+def build_plan(tests, pairs, labels, done=frozenset(), side=study.DEFAULT_SIDE, recorded=None):
     """Items to run: every test x pair x repetition not already done.
 
     labels: host name -> configuration label; a pair's items take the label of the side under
-    test (study.pair_label).
+    test (study.pair_label). An auto test (``repetitions_auto``) is planned up to its maximum, each item with
+    the values its test recorded already (``repetitions_earlier``, from ``recorded``: recorded_values); one
+    whose recorded values stopped it already plans nothing more.
     """
     items, skipped = [], 0
+    recorded = recorded or {}
     for pair in pairs:
         label = study.pair_label(labels, pair['client'], pair['server'], side)
         for t in tests:
+            earlier = None
+            if t.get('repetitions_auto'):
+                earlier = recorded.get(auto_reps.test_key({'config': label, 'client': pair['client'],
+                                                           'server': pair['server'], 'test_id': t['test_id']}), [])
+                if earlier and auto_reps.decide(earlier, t['repetitions_auto'])['stop']:
+                    skipped += len(earlier)
+                    continue
             for rep in range(1, t['repetitions'] + 1):
                 if records.run_key(label, pair['client'], pair['server'], t['test_id'], rep) in done:
                     skipped += 1
@@ -506,6 +557,8 @@ def build_plan(tests, pairs, labels, done=frozenset(), side=study.DEFAULT_SIDE):
                             server_address=pair['server_address'], client_address=pair['client_address'],
                             client_interface=pair['client_interface'], port=port, tool_options=tool_options,
                             repetition=rep, config=label, wave=pair.get('wave', 0))
+                if earlier is not None:
+                    item['repetitions_earlier'] = earlier
                 items.append(item)
     return items, skipped
 

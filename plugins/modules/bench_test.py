@@ -65,6 +65,20 @@ options:
         benchmark role does for the tools whose server log can show a wrong result, ethr).
     type: bool
     default: false
+  repetitions_auto:
+    description:
+      - The rule of a test whose repetitions are C(auto), C({min, max, ci_percent}) (the plan item's); the record gets
+        C(repetitions_auto), the rule with the decision after this run (C(stop), C(reason), C(runs),
+        C(ci_half_percent); docs/result-record.md). The benchmark role runs the next repetition only while the
+        rule says to go on.
+    type: dict
+  repetitions_earlier:
+    description:
+      - The primary metric values of this test's earlier runs, in order (null for a failed run), with
+        O(repetitions_auto).
+    type: list
+    elements: raw
+    default: []
 seealso:
   - module: perflab.network.iperf3
   - module: perflab.network.iperf2
@@ -129,9 +143,11 @@ def main():
     module = AnsibleModule(argument_spec=runner.bench_test_argument_spec(), supports_check_mode=True)
     tool = registry.get(module.params['tool'])
     params, errors = runner.bench_test_params(tool, module.params)
-    if errors:
-        module.fail_json(msg='; '.join(errors))
-    runner.run_test(module, tool, params, result_key='perflab_held' if module.params['hold'] else 'perflab_result')
+    annotate, auto_errors = runner.bench_test_annotator(module.params)
+    if errors or auto_errors:
+        module.fail_json(msg='; '.join(errors + auto_errors))
+    runner.run_test(module, tool, params, result_key='perflab_held' if module.params['hold'] else 'perflab_result',
+                    annotate=annotate)
 
 
 if __name__ == '__main__':

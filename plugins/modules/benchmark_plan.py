@@ -51,8 +51,18 @@ options:
     description: Override every test's duration in seconds (1 to 3600).
     type: int
   repetitions:
-    description: Override every test's repetitions (1 to 100).
-    type: int
+    description:
+      - Override every test's repetitions, 1 to 100, or C(auto) (or a rule mapping, as O(repetitions_auto)),
+        repeat each test until the 95 % confidence interval of its primary metric's mean is within a share of
+        the mean, between a minimum and a maximum of runs (docs/studies.md, "Repetitions").
+      - An auto test is planned up to its maximum; the benchmark role stops it when the rule says so.
+    type: raw
+  repetitions_auto:
+    description:
+      - The rule of every auto test, C({min, max, ci_percent}) (any of them; defaults 3, 10, 5), winning over a
+        suite's rule mapping. C(min) and C(max) 2 to 100, C(min) at most C(max); C(ci_percent) above 0 and at most 100.
+    type: dict
+    default: {}
   parallel:
     description: Replace every test's list of parallel streams/threads.
     type: list
@@ -190,7 +200,10 @@ suite:
   type: dict
   sample: {name: quick, file: roles/benchmark/files/suites/quick.yml}
 runs:
-  description: Tests to run, one per test x pair x repetition, in order.
+  description:
+    - Tests to run, one per test x pair x repetition, in order.
+    - An auto test's items (up to its maximum) carry C(repetitions_auto), its rule C({min, max, ci_percent}), and
+      C(repetitions_earlier), the values a resumed run recorded for it; a fixed test's C(repetitions_auto) is null.
   returned: success
   type: list
   elements: dict
@@ -306,7 +319,8 @@ def argument_spec():
         suite=dict(type='str', required=True),
         suite_paths=dict(type='list', elements='path', default=[]),
         duration=dict(type='int'),
-        repetitions=dict(type='int'),
+        repetitions=dict(type='raw'),
+        repetitions_auto=dict(type='dict', default={}),
         parallel=dict(type='list', elements='int'),
         tools=dict(type='list', elements='str', choices=list(registry.NAMES)),
         hosts=dict(type='dict', required=True),
@@ -351,7 +365,8 @@ def main():
         suite = suites.read_suite(path, yaml_load)
         notes = []
         tests = suites.expand_suite(suite, duration=p['duration'], repetitions=p['repetitions'],
-                                    parallel=p['parallel'], tools=p['tools'], notes=notes)
+                                    parallel=p['parallel'], tools=p['tools'], notes=notes,
+                                    repetitions_auto=p['repetitions_auto'])
         suites.check_explicit_ports(p['pairs'])
         pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
                                   explicit=p['pairs'], mesh=p['mesh'], reverse=p['reverse_pairs'],
@@ -373,7 +388,8 @@ def main():
                 % (run_id, '; '.join(differ)))
         failed = dict((host, str(reason or '')) for host, reason in p['failed_hosts'].items())
         items, skipped_done = suites.build_plan(tests, pairs, plan_records.failed_host_labels(p['labels'], pairs, failed),
-                                                suites.recorded_keys(recorded), side=side)
+                                                suites.recorded_keys(recorded), side=side,
+                                                recorded=suites.recorded_values(recorded))
     except (suites.PlanError, store.SchemaError, IOError, OSError, ValueError, TypeError) as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
 
@@ -423,6 +439,9 @@ def main():
                'run id: %s' % run_id,
                'results: %s' % os.path.join(p['results_dir'], run_id + '.jsonl')]
     summary += notes
+    summary += ['%s: repetitions auto, %d to %d runs until the 95 %% confidence interval is within %g %% of the mean'
+                % (t['test_id'], t['repetitions_auto']['min'], t['repetitions_auto']['max'],
+                   t['repetitions_auto']['ci_percent']) for t in tests if t.get('repetitions_auto')]
     if p['serialize_pairs']:
         summary.append('pairs sharing a switch run one after another: %d wave(s)' % waves)
     for pair in pairs:

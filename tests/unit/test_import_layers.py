@@ -48,13 +48,13 @@ MAY_IMPORT = {
 
 # layer -> its files (module names under plugins/module_utils): every file is in exactly one layer
 LAYERS = {
-    'core': ('common_args', 'names', 'record', 'units'),
+    'core': ('common_args', 'names', 'record', 'statistics', 'units'),
     'tools': ('tool', 'registry', 'tools', 'tools.ethr', 'tools.iperf2', 'tools.iperf3', 'tools.netperf',
               'tools.nuttcp', 'parse_ethr', 'parse_iperf2', 'parse_iperf3', 'parse_netperf', 'parse_nuttcp'),
     'host': ('process', 'nic', 'host_platform', 'host_freebsd', 'host_windows', 'host_network', 'host_guard',
              'host_snapshot', 'tuning_snapshot', 'tuning_sysctl_utils', 'tuning_ethtool_utils', 'sysprofile',
              'firewall_owned', 'run_lock'),
-    'plan': ('suite', 'study', 'plan_records', 'tools_plan'),
+    'plan': ('suite', 'study', 'plan_records', 'repetitions', 'tools_plan'),
     'report': ('report', 'report.build', 'report.exports', 'report.stats', 'report.store', 'report.tables',
                'report.text', 'report.workbook'),
     'bench': ('runner', 'preflight', 'servers', 'win_action'),

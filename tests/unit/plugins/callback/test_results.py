@@ -553,3 +553,23 @@ def test_a_system_results_dir_stops_the_run_at_playbook_start(tmp_path, director
     assert caught.value.code == 1
     assert 'perflab_results_dir must be not a system directory' in callback._display.errors[0]
     assert directory in callback._display.errors[0] and 'before any test' in callback._display.errors[0]
+
+
+def test_an_auto_test_says_why_it_stopped_and_drops_what_it_did_not_need():
+    now = [0.0]
+    progress = results_callback.Progress(clock=lambda: now[0])
+    progress.set_plan({'run_id': 'R', 'total_tests': 12, 'expected_duration_s': 36}, play_serial=1)
+    rule = {'min': 3, 'max': 10, 'ci_percent': 5.0}
+    record = {'test_id': 'iperf3/tcp_stream/parallel=1', 'config': 'L', 'client': {'name': 'lab2'},
+              'server': {'name': 'lab1'}, 'status': 'ok', 'primary': 'throughput_mbps', 'duration_s': 3,
+              'metrics': {'throughput_mbps': {'value': 940.0, 'unit': 'Mbit/s'}}}
+    going = dict(record, repetitions_auto=dict(rule, runs=2, stop=False, reason='2 of at least 3 runs'))
+    now[0] += 3.0
+    counter, eta = progress.add(going)
+    assert counter == '[1/12]'
+    assert results_callback.progress_line(counter, going, None).endswith('940.0 Mbit/s · auto: 2 of at least 3 runs')
+    stopped = dict(record, repetitions_auto=dict(rule, runs=4, stop=True, reason='ci 3.1 % <= 5 % after 4 runs'))
+    counter, eta = progress.add(stopped)
+    # 6 of the 10 planned repetitions will not come: 12 - 6
+    assert counter == '[2/6]'
+    assert 'auto: stop, ci 3.1 % <= 5 % after 4 runs' in results_callback.progress_line(counter, stopped, eta)
