@@ -199,9 +199,9 @@ def test_a_resumed_auto_test_goes_on_from_its_recorded_values(tmp_path):
 
 
 def test_bench_test_refuses_a_bad_rule_before_the_test_and_annotates_with_a_good_one():
-    from ansible_collections.perflab.network.plugins.modules import bench_test
-    assert bench_test.annotator({'repetitions_auto': None}) == (None, [])
-    annotate, errors = bench_test.annotator({'repetitions_auto': {'min': 9, 'max': 4}, 'repetitions_earlier': []})
+    from ansible_collections.perflab.network.plugins.module_utils import runner
+    assert runner.bench_test_annotator({'repetitions_auto': None}) == (None, [])
+    annotate, errors = runner.bench_test_annotator({'repetitions_auto': {'min': 9, 'max': 4}, 'repetitions_earlier': []})
     assert annotate is None and errors == ['repetitions_auto: repetitions auto: min 9 is more than max 4']
-    annotate, errors = bench_test.annotator({'repetitions_auto': RULE, 'repetitions_earlier': [100, None]})
+    annotate, errors = runner.bench_test_annotator({'repetitions_auto': RULE, 'repetitions_earlier': [100, None]})
     assert errors == [] and annotate(_record(100.0, 3))['repetitions_auto']['reason'].startswith('a run failed')
