@@ -278,7 +278,9 @@ def test_nuttcp(played):
     assert tcp['tool_version'] == '6.1.2'
     ratio = tcp['metrics']['nic_tx_mbps']['value'] / tcp['metrics']['throughput_mbps']['value']
     print('FIGURE nuttcp tcp_stream throughput_mbps %.1f ratio %.3f' % (tcp['metrics']['throughput_mbps']['value'], ratio))
-    assert 0.85 <= ratio <= 1.15, ratio
+    # the NIC counts headers (about 3 % at MTU 1500) and its one-second samples may land late on a loaded
+    # machine (up to 1.21 seen with three test processes on 2 cores): a sampler that is wrong is off by far more
+    assert 0.85 <= ratio <= 1.3, ratio
     udp = record(res, 'nuttcp udp_stream')
     assert udp['status'] == 'ok', udp['error']
     assert '-R50000' in udp['command']

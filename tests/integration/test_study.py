@@ -163,7 +163,7 @@ def test_the_noise_floor_study_compares_two_identical_runs(lab, tmp_path):
     suite = tmp_path / 'aa.yml'
     suite.write_text(yaml.safe_dump({'name': 'aa', 'description': 'A/A', 'defaults': {'duration': 1, 'repetitions': 3},
                                      'tests': [{'tool': 'iperf3', 'test': 'tcp_stream'},
-                                               {'tool': 'netperf', 'test': 'TCP_RR'}]}))
+                                               {'tool': 'netperf', 'test': 'tcp_rr'}]}))
     res = run_playbook('playbooks/noise_floor.yml', lab.inventory,
                        {'perflab_suite': str(suite), 'perflab_run_id': 'itstudy-aa', 'perflab_results_dir': str(results)})
     assert res.rc == 0, res.stdout[-3000:]

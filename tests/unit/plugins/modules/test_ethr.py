@@ -149,7 +149,7 @@ def test_the_latency_note_names_every_value_the_plan_merged(tools, capsys):
     result = run_module({'server': '10.77.0.1', 'test': 'latency', 'parallel': 64, 'parallel_values': [1, 8, 64],
                          'duration': 5}, capsys)
     assert result['perflab_result'][0]['notes'] == [
-        'parallel 1, 8, 64 ignored: ethr 1.0 runs the latency test over one connection whatever -n says '
+        'parallel 8, 64 ignored: ethr 1.0 runs the latency test over one connection whatever -n says '
         '(parallel recorded as 1)']
 
 
