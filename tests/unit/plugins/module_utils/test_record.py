@@ -192,6 +192,23 @@ def test_the_data_interface_counters_must_account_for_the_throughput():
     assert rec.nic_accounting_problem(_throughput_record('client_to_server', 900.0, None, None)) is None
 
 
+def _late_window_record(tx_bytes_during_run):
+    # the lab's case: iperf2 measured 1550 Mbit/s over 2 s, but exited 1 s late on a loaded host, so the window
+    # ([1.058, 3.058]) missed the first second: 696.6 Mbit/s in it
+    record = _throughput_record('client_to_server', 1550.0, 0.4, 696.6)
+    record['nic']['window'] = [1.058, 3.058]
+    record['nic']['samples'] = [{'t': 0.0, 'rx_bytes': 0, 'tx_bytes': 0},
+                                {'t': 3.2, 'rx_bytes': 1000, 'tx_bytes': tx_bytes_during_run}]
+    return record
+
+
+def test_a_late_window_is_judged_on_the_whole_runs_bytes():
+    # 387 MB crossed the interface during the run: the traffic took the data path
+    assert rec.nic_accounting_problem(_late_window_record(387 * 10 ** 6)) is None
+    # a wrong path: next to nothing crossed it over the whole run either
+    assert 'sent 696.6 Mbit/s' in rec.nic_accounting_problem(_late_window_record(2 * 10 ** 6))
+
+
 @pytest.mark.parametrize('tool, primary, unit', [
     ('ethr', 'throughput_mbps', 'Mbit/s'), ('iperf2', 'throughput_mbps', 'Mbit/s'),
     ('ethr', 'connections_per_s', '1/s'), ('netperf', 'transactions_per_s', '1/s')])
