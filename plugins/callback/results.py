@@ -200,7 +200,7 @@ from ansible import context
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.perflab.network.plugins.module_utils import names
-from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id
+from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id, primary_value
 from ansible_collections.perflab.network.plugins.module_utils.report import build, store, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.text import format_value
 
@@ -331,11 +331,10 @@ def progress_line(counter, record, eta):
     parts = [record.get('test_id') or '?', record.get('config') or '(no label)',
              '%s->%s' % (client.get('name') or '?', server.get('name') or '?')]
     status = record.get('status')
-    metric = (record.get('metrics') or {}).get(record.get('primary') or '')
-    if status == 'ok' and isinstance(metric, dict) and isinstance(metric.get('value'), (int, float)):
-        value = float(metric['value'])
+    value = primary_value(record)
+    if value is not None:
         text = ('%.1f' % value) if abs(value) >= 100 else format_value(value)
-        parts.append(('%s %s' % (text, metric.get('unit') or '')).strip())
+        parts.append(('%s %s' % (text, record['metrics'][record['primary']].get('unit') or '')).strip())
     else:
         parts.append('%s: %s' % ((status or 'failed').upper(), record.get('error') or 'no result'))
     auto = record.get('repetitions_auto')

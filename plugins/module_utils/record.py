@@ -213,6 +213,14 @@ def set_primary(record, name):
     record['primary'] = name
 
 
+def primary_value(record):
+    """The record's primary metric as a float when the record is ok and has it, else None."""
+    metric = (record.get('metrics') or {}).get(record.get('primary') or '')
+    if record.get('status') == 'ok' and isinstance(metric, dict) and isinstance(metric.get('value'), (int, float)):
+        return float(metric['value'])
+    return None
+
+
 def set_commands(record, argvs):
     """Record the argv(s) that run: ``command`` is the first, ``commands`` all of them."""
     argvs = [list(argv) for argv in argvs]

@@ -134,15 +134,10 @@ def decide(values, rule):
 def annotate(record, rule, earlier):
     """Put the rule and the decision after this run into ``record['repetitions_auto']``: ``earlier`` are the
     values of the test's earlier runs, this record's primary metric (None unless ok) is the last."""
-    value = None
-    if record.get('status') == 'ok':
-        metric = (record.get('metrics') or {}).get(record.get('primary') or '')
-        if isinstance(metric, dict) and isinstance(metric.get('value'), (int, float)):
-            value = float(metric['value'])
     if record.get('status') == 'skipped':
         decision = {'stop': True, 'runs': len(earlier), 'ci_half_percent': None, 'reason': 'the run was skipped'}
     else:
-        decision = decide(list(earlier) + [value], rule)
+        decision = decide(list(earlier) + [records.primary_value(record)], rule)
     record['repetitions_auto'] = dict(rule, **decision)
     return record
 
@@ -159,9 +154,7 @@ def values_of(found_records, key=None):
     for rec in found_records:
         if not isinstance(rec, dict) or rec.get('status') == 'skipped' or (key is not None and test_key(rec) != key):
             continue
-        metric = (rec.get('metrics') or {}).get(rec.get('primary') or '')
-        ok = rec.get('status') == 'ok' and isinstance(metric, dict) and isinstance(metric.get('value'), (int, float))
-        found.append((int(rec.get('repetition') or 1), float(metric['value']) if ok else None))
+        found.append((int(rec.get('repetition') or 1), records.primary_value(rec)))
     return [value for _rep, value in sorted(found, key=lambda pair: pair[0])]
 
 
