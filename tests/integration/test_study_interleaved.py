@@ -8,6 +8,9 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -35,15 +38,18 @@ def lab(lab_factory):
 
 
 @pytest.fixture(scope='module')
-def study(lab, tmp_path_factory):
-    results = tmp_path_factory.mktemp('results')
+def study(lab):
+    # not under pytest's basetemp: another pytest session on the machine removes old basetemps, and with them
+    # the results directory the callback still writes the workbook into at the end of the study
+    results = Path(tempfile.mkdtemp(prefix='perflab-abba35-'))
     before = {host: sysctls(lab, host) for host in ('lab1', 'lab2')}
     res = run_playbook('playbooks/stock_vs_tuned.yml', lab.inventory,
                        {'perflab_suite': 'quick', 'perflab_duration': 2, 'perflab_repetitions': 2,
                         'benchmark_tools': ['iperf3'], 'perflab_run_id': RUN_ID, 'perflab_results_dir': str(results)},
                        env={'PERFLAB_RESULTS_DIR': str(results)})
     assert res.rc == 0, res.stdout[-5000:] + res.stderr[-2000:]
-    return res, results, before
+    yield res, results, before
+    shutil.rmtree(str(results), ignore_errors=True)
 
 
 def test_the_configurations_alternate_in_time_abba(study):
