@@ -85,6 +85,12 @@ def test_each_switch_is_timed_printed_and_recorded(study):
     printed = re.findall(r'block (\d) of 4 \((stock|tuned)\): switch cost ([0-9.]+) s', res.stdout)
     assert {(int(b), float(s)) for b, dummy, s in printed} == {(2, switch[2]), (4, switch[4])}, printed
     assert re.search(r'design interleaved: 2 switch\(es\), [0-9.]+ s in all', res.stdout), res.stdout[-3000:]
+    # and published with the run's summary (set_stats, for AWX workflows and job artifacts)
+    published = [task['hosts']['localhost']['ansible_stats']['data']['perflab_design'] for play in res.plays
+                 for task in play.get('tasks', []) if 'perflab_design' in
+                 task.get('hosts', {}).get('localhost', {}).get('ansible_stats', {}).get('data', {})]
+    assert len(published) == 1 and published[0]['order'] == ['stock', 'tuned', 'tuned', 'stock'], published
+    assert [(s['block'], s['seconds']) for s in published[0]['switches']] == [(2, switch[2]), (4, switch[4])]
 
 
 def test_the_hosts_end_stock(study, lab):
