@@ -200,7 +200,7 @@ from ansible import context
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.perflab.network.plugins.module_utils import names
-from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id, primary_value
+from ansible_collections.perflab.network.plugins.module_utils.record import add_design, new_run_id, primary_value
 from ansible_collections.perflab.network.plugins.module_utils.report import build, store, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.text import format_value
 
@@ -357,6 +357,8 @@ class CallbackModule(CallbackBase):
         self._lock = threading.Lock()
         self._default_run_id = new_run_id()
         self._record_run_id = None
+        # (run id, design) of the last plan: a study's design and block, for the records of that run
+        self._design = (None, None)
         self._seen = set()
         self._pending = {}          # path -> records not yet durable (a failed write is retried)
         self._written = {}          # path -> records stored by this run (ordered: dicts keep order)
@@ -523,6 +525,9 @@ class CallbackModule(CallbackBase):
         with self._lock:
             if plan is not None:
                 self.progress.set_plan(plan, self._play_serial)
+                # the study's design and this run's block in it (benchmark_plan): written into its records
+                if isinstance(plan, dict):
+                    self._design = (plan.get('run_id'), plan.get('design'))
             for key in (SYSTEM_KEY, RESULT_KEY):
                 if key not in data:
                     continue
@@ -555,6 +560,8 @@ class CallbackModule(CallbackBase):
             self._record_run_id = self.run_id = record['run_id']
         if not record.get('run_id'):
             record = dict(record, run_id=self.run_id)
+        if kind == store.RESULT and self._design[0] and self._design[0] == record.get('run_id'):
+            record = add_design(record, self._design[1])
         digest = hashlib.sha1(store.dumps(record).encode('utf-8')).hexdigest()
         if digest in self._seen:
             return

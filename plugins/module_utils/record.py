@@ -157,6 +157,26 @@ def new_record(params, tool, test, protocol, direction, test_id, options=None, t
     }
 
 
+def add_design(record, design):
+    """Write a study's design into ``record`` (a copy): ``design`` (interleaved or sequential), ``design_order``
+    (the configurations' states of every block, in the order they ran), ``design_block`` (the 1-based block
+    this record's run belongs to), ``design_seed`` (a random order's seed, else None) and ``design_switch_s``
+    (the seconds the switch into this block's configuration took, None for none). ``design`` is the plan's
+    (benchmark_plan's ``design``); a record that has its design already, or no design given: as it is."""
+    if not isinstance(design, dict) or not design.get('design') or record.get('design'):
+        return record
+    switch = design.get('switch_s')
+    try:
+        switch = None if switch in (None, '') else round(float(switch), 3)
+    except (TypeError, ValueError):
+        switch = None
+    block = design.get('block')
+    return dict(record, design=str(design['design']), design_order=[str(s) for s in design.get('order') or []],
+                design_block=int(block) if str(block or '').isdigit() else None,
+                design_seed=design.get('seed') if isinstance(design.get('seed'), int) else None,
+                design_switch_s=switch)
+
+
 def add_note(record, note):
     """Append ``note`` to the record's ``notes`` (once)."""
     notes = record.setdefault('notes', [])

@@ -20,6 +20,8 @@ refused before the study changes anything (:func:`label_problems`).
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import random
+
 SIDES = ('servers', 'clients', 'both')
 DEFAULT_SIDE = 'both'
 # what makes two hosts the same system, in the order the label names them
@@ -158,3 +160,84 @@ def bond_study(bond, change=DEFAULT_BOND_CHANGE, stock_mtu=1500, jumbo_mtu=9000,
     return {'bond': bond, 'tuned_mtu': jumbo_mtu,
             'states': {'stock': _link_name(stock['links'], stock['mtu']), 'tuned': _link_name(tuned['links'], tuned['mtu'])},
             'configurations': {'stock': stock, 'tuned': tuned}}
+
+
+# -- the study's design: in which order the repetitions of its two configurations run ------------------------
+# interleaved: configurations that switch in place (tuning, sysctls, MTU, firewall, bond) alternate by blocks of
+# one repetition of every test, so that what drifts in time (load, heat, a neighbour) lands on both sides;
+# sequential: every repetition of the first configuration, then of the second (one OS after another cannot switch)
+DESIGNS = ('interleaved', 'sequential')
+DESIGN_ORDERS = ('abba', 'random')
+DEFAULT_DESIGN = 'interleaved'
+DEFAULT_DESIGN_ORDER = 'abba'
+# a seed the records keep, so that a random order can be made again (Python's random, any non-negative int)
+MAX_DESIGN_SEED = 2 ** 31 - 1
+
+
+def design_problems(design=None, order=None, seed=None, repetitions=None):
+    """Every problem of the design variables (perflab_design, perflab_design_order, perflab_design_seed) with the
+    study's perflab_repetitions, one message each: what the study validates before any host changes."""
+    problems = []
+    if design not in (None, '') and design not in DESIGNS:
+        problems.append('perflab_design must be one of %s, got %r' % (', '.join(DESIGNS), design))
+    if order not in (None, '') and order not in DESIGN_ORDERS:
+        problems.append('perflab_design_order must be one of %s, got %r' % (', '.join(DESIGN_ORDERS), order))
+    if seed not in (None, ''):
+        text = str(seed).strip()
+        if isinstance(seed, bool) or not text.isdigit() or int(text) > MAX_DESIGN_SEED:
+            problems.append('perflab_design_seed must be an integer from 0 to %d, got %r' % (MAX_DESIGN_SEED, seed))
+    if (design or DEFAULT_DESIGN) == 'interleaved' and isinstance(repetitions, str) \
+            and repetitions.strip().lower() == 'auto':
+        problems.append('perflab_repetitions auto cannot be interleaved (its rule decides after each run of a test '
+                        'whether another follows, which a block of one repetition per configuration cannot wait '
+                        'for): give a number of repetitions, or perflab_design=sequential')
+    return problems
+
+
+def design_order(states, repetitions, order=DEFAULT_DESIGN_ORDER, seed=None):
+    """The order of the blocks of an interleaved study: a list of state names, each ``repetitions`` times.
+
+    ``abba`` (two states): A B B A A B B A ..., cut where each state has its ``repetitions``: each pair of
+    blocks starts with the state the last pair ended with, so that neither side is always first (a linear drift
+    lands equally on both after every four blocks). ``random``: each state ``repetitions`` times in the order of
+    ``random.Random(seed).shuffle`` (the same seed gives the same order). More than two states: ``abba`` goes
+    round them forward, then backward (A B C C B A ...).
+    """
+    states = list(states)
+    repetitions = int(repetitions)
+    if not states or repetitions < 1:
+        return []
+    if order == 'random':
+        blocks = [state for _ in range(repetitions) for state in states]
+        random.Random(int(seed or 0)).shuffle(blocks)
+        return blocks
+    if order != 'abba':
+        raise ValueError('unknown design order %r (%s)' % (order, ', '.join(DESIGN_ORDERS)))
+    blocks = []
+    for sweep in range(repetitions):
+        blocks += states if sweep % 2 == 0 else states[::-1]
+    return blocks
+
+
+def design_blocks(states, repetitions, design=DEFAULT_DESIGN, order=DEFAULT_DESIGN_ORDER, seed=None):
+    """The blocks of a study: one mapping per block, in the order they run.
+
+    Each block says its 1-based ``block`` index, its ``state`` (a key of the study's states: stock, tuned),
+    which ``repetition`` of every test it runs (the n-th block of a state runs repetition n: the run keys stay
+    those of a sequential run, so a resume finds what is done), the ``design`` and the whole ``order`` (what the
+    records keep). ``sequential``: one block per state with every repetition (``repetition`` 0: all of them).
+    """
+    design = design or DEFAULT_DESIGN
+    if design == 'sequential':
+        order_list = list(states)
+        return [{'block': index + 1, 'state': state, 'repetition': 0, 'design': design, 'order': order_list,
+                 'order_name': None, 'seed': None} for index, state in enumerate(order_list)]
+    order_list = design_order(states, repetitions, order=order or DEFAULT_DESIGN_ORDER, seed=seed)
+    seen = {}
+    blocks = []
+    for index, state in enumerate(order_list):
+        seen[state] = seen.get(state, 0) + 1
+        blocks.append({'block': index + 1, 'state': state, 'repetition': seen[state], 'design': design,
+                       'order': order_list, 'order_name': order or DEFAULT_DESIGN_ORDER,
+                       'seed': int(seed) if (order == 'random' and seed not in (None, '')) else None})
+    return blocks

@@ -522,8 +522,9 @@ def recorded_values(recorded):
                 for key, recs in found.items())
 
 
-def build_plan(tests, pairs, labels, done=frozenset(), side=study.DEFAULT_SIDE, recorded=None):
-    """Items to run: every test x pair x repetition not already done.
+def build_plan(tests, pairs, labels, done=frozenset(), side=study.DEFAULT_SIDE, recorded=None, repetition=0):
+    """Items to run: every test x pair x repetition not already done (``repetition``: only that one of each test,
+    an interleaved study's block; a test with fewer repetitions has none in that block).
 
     labels: host name -> configuration label; a pair's items take the label of the side under
     test (study.pair_label). An auto test (``repetitions_auto``) is planned up to its maximum, each item with
@@ -543,6 +544,8 @@ def build_plan(tests, pairs, labels, done=frozenset(), side=study.DEFAULT_SIDE, 
                     skipped += len(earlier)
                     continue
             for rep in range(1, t['repetitions'] + 1):
+                if repetition and rep != repetition:
+                    continue
                 if records.run_key(label, pair['client'], pair['server'], t['test_id'], rep) in done:
                     skipped += 1
                     continue

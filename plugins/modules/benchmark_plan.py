@@ -165,6 +165,17 @@ options:
         so that the results callback counts and estimates over the whole study from the first test on.
     type: int
     default: 1
+  design:
+    description:
+      - The study's design and this run's block in it (C(playbooks/stages/stock_vs_tuned.yml), the
+        C(study_design) filter), C({design, order, order_name, seed, block, state, repetition, switch_s}).
+      - C(design=interleaved) plans only repetition C(repetition) of each test (the block runs one repetition of
+        every test in one configuration) and refuses C(repetitions=auto), whose rule decides after each run
+        whether another follows. Returned in RV(perflab_plan), whence the results callback writes it into every
+        record of the run (C(design), C(design_order), C(design_block), C(design_seed), C(design_switch_s)).
+      - Empty (the default) - every repetition, no design in the records.
+    type: dict
+    default: {}
   serialize_pairs:
     description:
       - Pairs whose links share a switch (the client's or the server's C(switch), see O(hosts)) run one
@@ -253,7 +264,9 @@ connect:
   type: dict
   sample: {lab2: [{address: 10.213.1.11, port: 5201, server: lab1}, {address: 10.213.1.11, port: 12865, server: lab1}]}
 perflab_plan:
-  description: Plan size for progress lines, C({run_id, total_tests, expected_duration_s, skipped_done, configurations, labels}).
+  description:
+    - Plan size for progress lines, C({run_id, total_tests, expected_duration_s, skipped_done, configurations, labels}),
+      the most repetitions a test of the suite has (C(repetitions)) and O(design) when given (C(design)).
   returned: success
   type: dict
   sample: {run_id: 20261129T190000Z-3f2a, total_tests: 9, expected_duration_s: 45, skipped_done: 0, configurations: 2,
@@ -339,6 +352,7 @@ def argument_spec():
         failed_hosts=dict(type='dict', default={}),
         serialize_pairs=dict(type='bool', default=False),
         configurations=dict(type='int', default=1),
+        design=dict(type='dict', default={}),
     )
 
 
@@ -367,6 +381,14 @@ def main():
         tests = suites.expand_suite(suite, duration=p['duration'], repetitions=p['repetitions'],
                                     parallel=p['parallel'], tools=p['tools'], notes=notes,
                                     repetitions_auto=p['repetitions_auto'])
+        design = p['design'] or {}
+        block_repetition = int(design.get('repetition') or 0) if design.get('design') == 'interleaved' else 0
+        if design.get('design') == 'interleaved':
+            auto = sorted(set(t['test_id'] for t in tests if t.get('repetitions_auto')))
+            if auto:
+                raise suites.PlanError(
+                    'repetitions auto cannot be interleaved (%s): its rule decides after each run whether another '
+                    'follows; give the suite a number of repetitions or perflab_design=sequential' % ', '.join(auto))
         suites.check_explicit_ports(p['pairs'])
         pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
                                   explicit=p['pairs'], mesh=p['mesh'], reverse=p['reverse_pairs'],
@@ -389,7 +411,9 @@ def main():
         failed = dict((host, str(reason or '')) for host, reason in p['failed_hosts'].items())
         items, skipped_done = suites.build_plan(tests, pairs, plan_records.failed_host_labels(p['labels'], pairs, failed),
                                                 suites.recorded_keys(recorded), side=side,
-                                                recorded=suites.recorded_values(recorded))
+                                                recorded=suites.recorded_values(recorded),
+                                                # an interleaved block: one repetition of every test
+                                                repetition=block_repetition)
     except (suites.PlanError, store.SchemaError, IOError, OSError, ValueError, TypeError) as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
 
@@ -438,6 +462,10 @@ def main():
                'expected duration: about %d min %02d s' % (expected // 60, expected % 60),
                'run id: %s' % run_id,
                'results: %s' % os.path.join(p['results_dir'], run_id + '.jsonl')]
+    if design.get('design') == 'interleaved':
+        summary.append('design interleaved: block %s of %d (%s), repetition %d of every test'
+                       % (design.get('block'), len(design.get('order') or []), ' '.join(design.get('order') or []),
+                          block_repetition))
     summary += notes
     summary += ['%s: repetitions auto, %d to %d runs until the 95 %% confidence interval is within %g %% of the mean'
                 % (t['test_id'], t['repetitions_auto']['min'], t['repetitions_auto']['max'],
@@ -462,6 +490,8 @@ def main():
                       'expected_duration_s': expected, 'skipped_done': skipped_done,
                       # progress over the whole study: this plan's tests run in that many configurations
                       'configurations': p['configurations'],
+                      'repetitions': max([int(t.get('repetitions') or 1) for t in tests] or [1]),
+                      'design': dict(design) if design else None,
                       'labels': sorted(set(str(study.pair_label(p['labels'], pair['client'], pair['server'], side))
                                            for pair in pairs))})
 

@@ -154,6 +154,10 @@ NOT_ASKED = {
     'perflab_run_id': 'one answer would reach both workflow nodes; each job starts a run of its own',
     'perflab_run_ids': 'handed down by the workflow nodes (artifacts), not a user answer',
     'perflab_repetitions_auto': 'the rule of auto repetitions, a mapping: no survey question type holds one',
+    # the templates run benchmark.yml, one configuration each: nothing to interleave
+    'perflab_design': 'stock_vs_tuned.yml only; the templates run benchmark.yml (one configuration a job)',
+    'perflab_design_order': 'stock_vs_tuned.yml only; the templates run benchmark.yml (one configuration a job)',
+    'perflab_design_seed': 'stock_vs_tuned.yml only; the templates run benchmark.yml (one configuration a job)',
     'perflab_results_dir': 'the results credential injects PERFLAB_RESULTS_DIR (docs/awx.md)',
     # AWX sends a blank optional answer too ("" or null), and a survey answer wins over the
     # inventory for every host: the question would erase the per host group labels it is for

@@ -127,10 +127,12 @@ def test_the_stage_labels_the_runs_with_the_study_states(names, stock, tuned):
     if names:
         variables['stage_state_names'] = names
     assert render('{{ __states.stock }}|{{ __tuned_state }}', variables) == '%s|%s' % (stock, tuned)
-    play = yaml.safe_load(STAGE.read_text())[0]
-    runs = [task for task in play['tasks'][0]['block'][0]['block'] + play['tasks'][0]['block'][1:]
-            if task.get('ansible.builtin.include_tasks') == '../tasks/run_suite.yml']
-    labels = [render(task['vars']['benchmark_config_label'], dict(variables, __base_label='Debian 12.15')) for task in runs]
+    # each block of the study (playbooks/tasks/study_block.yml) runs the suite labelled with its state
+    block_tasks = yaml.safe_load((ROOT / 'playbooks' / 'tasks' / 'study_block.yml').read_text())
+    run = [task for task in block_tasks if task.get('ansible.builtin.include_tasks') == 'run_suite.yml'][0]
+    labels = [render(run['vars']['benchmark_config_label'],
+                     dict(variables, __base_label='Debian 12.15', __stage_block={'state': state}))
+              for state in ('stock', 'tuned')]
     assert labels == ['Debian 12.15 ' + stock, 'Debian 12.15 ' + tuned]
     # validate_systems names the labels it checks with the same states
     systems = dict(_stage_vars(SYSTEMS), **{key: value for key, value in variables.items() if key == 'stage_state_names'})

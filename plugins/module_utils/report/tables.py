@@ -408,6 +408,7 @@ class Report(object):
         self.interval_rows = 0
         self._tests = {}
         self._hosts = {}     # column label -> {host names of its records}
+        self._designs = {}   # column label -> {(run id, design, seed, order) of its records}
         self._scan()
         self.problems = list(getattr(source, 'problems', []))
         # copies of records read before (a backup of a results file in the folder): counted once, said so
@@ -469,6 +470,7 @@ class Report(object):
             self.records += 1
             label = self.column_of(record)
             columns[label] = True
+            self._designs.setdefault(label, set()).add(_design_key(record))
             client = _host_name(record.get('client'))
             if client:
                 self._clients.setdefault(label, set()).add(client)
@@ -644,6 +646,32 @@ class Report(object):
             return 'no comparison'
         return ', '.join('"%s" vs "%s": %d test(s)' % (label, self.compare[label], sizes[label]) for label in sizes)
 
+    def comparison_design(self, label):
+        """The design that produced the comparison of ``label`` with its baseline: ``interleaved (ABBA)`` or
+        ``interleaved (random, seed N)`` when every record of both sides comes from one interleaved run of one
+        order; else ``sequential`` (one configuration's repetitions after the other's: one run's halves, separate
+        runs, records from before designs were recorded), None for a configuration compared with none."""
+        baseline = self.compare.get(label)
+        if not baseline:
+            return None
+        keys = self._designs.get(label, set()) | self._designs.get(baseline, set())
+        if len(keys) == 1:
+            run_id, design, seed, order = next(iter(keys))
+            if design == 'interleaved' and run_id:
+                return 'interleaved (%s)' % ('ABBA' if seed is None else 'random, seed %d' % seed)
+        return 'sequential'
+
+    def design_note(self):
+        """Which design produced each comparison, and what that means (Summary notes, text views)."""
+        if not self.others:
+            return None
+        return ('Design: interleaved - the configurations took turns in blocks of one repetition of every test '
+                '(ABBA or a seeded random order), so what drifts in time (load, heat) lands on both sides; '
+                'sequential - every repetition of one configuration, then of the other (separate runs, one OS after '
+                'another), so a drift lands on one side. ' + ', '.join(
+                    '"%s" vs "%s": %s' % (label, self.compare[label], self.comparison_design(label))
+                    for label in self.others) + '.')
+
     def compare_text(self):
         """Which configuration is compared against which, for notes and the text summary."""
         if not self.others:
@@ -704,9 +732,11 @@ class Report(object):
             'in the same comparison (%s), so that the chance of any false finding in a comparison stays below %.2f.'
             % (self.family_text(), stats.SIGNIFICANCE_LEVEL),
             self.verdict_note(),
+            self.design_note(),
             'Best value of each row in bold with a green fill: the highest where higher is better, '
             'the lowest where lower is better.',
         ]
+        notes = [note for note in notes if note]
         if self.link_known:
             notes.append('% of link: the mean throughput as a share of the speed of the link the test crossed '
                          '(the record\'s client.link_mbps: a shaped rate given as link_mbps, else the speed the '
@@ -879,6 +909,15 @@ class Report(object):
             'duplicates': dict(self.duplicates),
             'warnings': list(self.warnings),
         }
+
+
+def _design_key(record):
+    """What a record says of the design that produced it: (run id, design, seed, order); no design: sequential."""
+    design = record.get('design') if record.get('design') in ('interleaved', 'sequential') else 'sequential'
+    seed = record.get('design_seed')
+    order = record.get('design_order')
+    return (record.get('run_id') or '', design, seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+            tuple(str(state) for state in order) if isinstance(order, list) else ())
 
 
 def _rate_mbps(previous, sample, key):

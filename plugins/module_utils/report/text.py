@@ -49,6 +49,7 @@ def _header_lines(report):
                      % ('each configuration\'s own baseline (%s)' % report.compare_text()
                         if len(report.baselines) > 1 else 'the baseline'))
         lines.append(report.verdict_note())
+        lines.append(report.design_note())
     lines.append('Value: the mean of the successful runs, +/- their standard deviation (with 2 runs or more)')
     lines += ['skipped %s' % problem for problem in report.problems]
     lines += ['warning: %s' % warning for warning in report.warnings]

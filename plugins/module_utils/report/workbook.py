@@ -420,7 +420,9 @@ class WorkbookWriter(object):
             ws.append(self._header(ws, list(TEST_COMPARISON_COLUMNS), row=row + 2))
             first_width = self._column_widths[ws.title][0]
             for number, column in enumerate(compared, row + 3):
-                name = '%s vs %s' % (column.label, column.baseline)
+                # and which design produced it (interleaved or sequential: Report.comparison_design); the verdict, last,
+                # runs on into the empty cells right of it, so the design is said here
+                name = '%s vs %s (design %s)' % (column.label, column.baseline, report.comparison_design(column.label))
                 if len(name) > first_width - 2:
                     ws.row_dimensions[number].height = 15 * min(6, -(-len(name) // (first_width - 2)))
                 ws.append([self._cell(ws, name, alignment=styles.wrap)]

@@ -573,3 +573,26 @@ def test_an_auto_test_says_why_it_stopped_and_drops_what_it_did_not_need():
     # 6 of the 10 planned repetitions will not come: 12 - 6
     assert counter == '[2/6]'
     assert 'auto: stop, ci 3.1 % <= 5 % after 4 runs' in results_callback.progress_line(counter, stopped, eta)
+
+
+def test_the_records_of_a_study_block_carry_its_design(tmp_path):
+    """stock_vs_tuned interleaved: the plan of each block names the design and the block (benchmark_plan's
+    design), and every record of that run stored after it says them; a record of another run does not."""
+    callback = make_callback(tmp_path)
+    start(callback)
+    order = ['stock', 'tuned', 'tuned', 'stock']
+    first, second = (dict(RECORDS[index], run_id='R1') for index in (0, 1))
+    for block, record in ((1, first), (2, second)):
+        design = {'design': 'interleaved', 'order': order, 'block': block, 'seed': None,
+                  'switch_s': None if block == 1 else 4.25, 'state': order[block - 1], 'repetition': 1}
+        callback.v2_runner_on_ok(FakeResult({'perflab_plan': {'run_id': 'R1', 'total_tests': 1, 'design': design}}))
+        callback.v2_runner_on_ok(FakeResult({'perflab_result': [record]}))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': [dict(RECORDS[2], run_id='other')]}))
+    stored = lines_of(str(tmp_path / 'results' / 'R1.jsonl'))
+    assert [(r['design'], r['design_order'], r['design_block'], r['design_seed'], r['design_switch_s'])
+            for r in stored[:2]] == [('interleaved', order, 1, None, None), ('interleaved', order, 2, None, 4.25)]
+    assert 'design' not in stored[2]
+    # a plan without a design (benchmark.yml): its records carry none
+    callback.v2_runner_on_ok(FakeResult({'perflab_plan': {'run_id': 'R1', 'total_tests': 1}}))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': [dict(RECORDS[3], run_id='R1')]}))
+    assert 'design' not in lines_of(str(tmp_path / 'results' / 'R1.jsonl'))[-1]

@@ -154,7 +154,7 @@ def test_test_sheets_title_units_statistics_and_bar_chart(merged):
     assert [cell.value for cell in ws[9]][:width] == list(workbook.TEST_COMPARISON_COLUMNS)
     tuned = test.by_label['Debian 12 tuned']
     compared = [cell.value for cell in ws[10]][:width]
-    assert compared == ['Debian 12 tuned vs Debian 12 stock', pytest.approx(tuned.change_percent),
+    assert compared == ['Debian 12 tuned vs Debian 12 stock (design sequential)', pytest.approx(tuned.change_percent),
                         pytest.approx(tuned.change_low), pytest.approx(tuned.change_high), pytest.approx(tuned.p_value),
                         pytest.approx(tuned.p_holm), tuned.verdict]
     assert ws['A11'].value.startswith('95 % confidence intervals') and ws['A12'].value.startswith('Verdict: ')
