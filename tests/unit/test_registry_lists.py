@@ -376,3 +376,108 @@ def test_the_tools_readme_support_table_is_the_per_os_plans():
             problems.append('roles/tools/README.md: %s is package %s, its tool file\'s install[Debian] says %s'
                             % (tool, package, debian[tool].get('packages')))
     agree(problems)
+
+
+def test_tool_quirks_do_not_live_in_yaml():
+    """No task, playbook or template compares a tool's name with a literal (``item.tool != 'nuttcp'``): a tool's
+    quirk is an attribute of its tool file, read through the plan or a filter (a plan item's ``bind``)."""
+    pattern = re.compile(r"""tool\w*['"\]]*\s*(?:==|!=|\bis\s+(?:not\s+)?eq\b|\bin\b)\s*['"](%s)['"]|"""
+                         r"""selectattr\(\s*'tool'\s*,\s*'(?:eq|ne|equalto)'\s*,\s*'(%s)'"""
+                         % (TOOL_RE.pattern[3:-3], TOOL_RE.pattern[3:-3]))
+    paths = glob.glob(os.path.join(ROOT, 'roles', '*', 'tasks', '*.yml'))
+    paths += glob.glob(os.path.join(ROOT, 'roles', '*', 'templates', '*'))
+    paths += glob.glob(os.path.join(ROOT, 'playbooks', '**', '*.yml'), recursive=True)
+    problems = []
+    for path in sorted(paths):
+        for number, line in enumerate(read(rel(path)).splitlines(), 1):
+            if pattern.search(line):
+                problems.append('%s:%d: %s' % (rel(path), number, line.strip()))
+    agree(problems)
+
+
+def test_the_firewall_role_s_tool_settings_are_the_tool_files():
+    """The firewall role's per-tool settings (firewall_<setting>) are the tool files' ``firewall_settings``: the
+    role's table that passes them to the filters, its defaults, its argument spec and the tool_ports filter's
+    documentation name the same settings with the same defaults."""
+    from ansible_collections.perflab.network.plugins.filter import tool_ports
+    settings = registry.firewall_settings()
+    table = load('roles/firewall/vars/main.yml')['__firewall_tool_settings']
+    problems = [differs('roles/firewall/vars/main.yml: __firewall_tool_settings', table, settings)]
+    for name, value in table.items():
+        if value != '{{ firewall_%s }}' % name:
+            problems.append('roles/firewall/vars/main.yml: __firewall_tool_settings.%s is %r, not the role\'s '
+                            'variable firewall_%s' % (name, value, name))
+    defaults = load('roles/firewall/defaults/main.yml')
+    spec = load('roles/firewall/meta/argument_specs.yml')['argument_specs']['main']['options']
+    filter_doc = yaml.safe_load(tool_ports.DOCUMENTATION)['options']
+    declared = [key[len('firewall_'):] for key in defaults if key.startswith('firewall_')
+                and key[len('firewall_'):] in filter_doc]
+    problems.append(differs('roles/firewall/defaults/main.yml: the tools\' settings', declared, settings))
+    problems.append(differs('plugins/filter/tool_ports.py: options', [key for key in filter_doc if key != '_input'],
+                            settings))
+    for name, (tool, option) in settings.items():
+        variable = 'firewall_%s' % name
+        for where, default in (('roles/firewall/defaults/main.yml: %s' % variable, defaults.get(variable)),
+                               ('roles/firewall/meta/argument_specs.yml: %s default' % variable,
+                                (spec.get(variable) or {}).get('default')),
+                               ('plugins/filter/tool_ports.py: %s default' % name,
+                                (filter_doc.get(name) or {}).get('default'))):
+            if default != option.default:
+                problems.append('%s is %r, plugins/module_utils/tools/%s.py says %r'
+                                % (where, default, tool.name, option.default))
+        if (spec.get(variable) or {}).get('type') != option.kind:
+            problems.append('roles/firewall/meta/argument_specs.yml: %s type %s, the tool file says %s'
+                            % (variable, (spec.get(variable) or {}).get('type'), option.kind))
+    agree(problems)
+
+
+# Lines that name several tools but not every one, on purpose: (file, a regex the line matches, why). Every
+# other line of the collection's docs, READMEs, plugins, role data, tasks, templates and playbooks that names
+# three tools or more names them all (a list the registry does not produce), or is a default list checked above.
+PARTIAL_LISTS = [
+    ('docs/lab.md', r'^\| image \|', 'the VM image packages by package name (iperf is iperf2): VM_PACKAGES, checked above'),
+    ('plugins/module_utils/lab_vm_image.py', r"'iperf3', 'netperf', 'nuttcp', 'iperf'", 'VM_PACKAGES, checked above'),
+    ('docs/performance.md', r'^\| 3 \| TCP goodput', 'a measurement of three tools'),
+    ('docs/result-record.md', r'^\| `intervals` \|', 'how each tool prints its intervals'),
+    ('playbooks/studies/phoronix-10gbe.yml', r'^# TCP_MAERTS', 'what the study runs'),
+    ('plugins/modules/bench_server.py', r'Server executable; default', 'executables (iperf is iperf2, netserver netperf)'),
+    ('plugins/modules/bench_test.py', r'M\(perflab.network.iperf2\), M\(perflab.network.netperf\)',
+     'the rest of a passage checked in PROSE'),
+    ('plugins/module_utils/record.py', r"a tool's own CPU use adds up|a rate of 0 is no result", 'facts of some tools'),
+    ('plugins/module_utils/report/workbook.py', r"a sender's interval rate is throughput_sent_mbps",
+     'the tools whose intervals are the sender\'s'),
+    ('plugins/module_utils/tool.py', r'only UDP takes: iperf3, iperf2, nuttcp', 'the tools that take a UDP rate'),
+    ('roles/benchmark/README.md', r'^\| `phoronix-network` \||nuttcp 5000, ethr 8888, iperf2 5401',
+     'a suite\'s matrix; the rest of a port passage checked by the port test'),
+    ('roles/tools/README.md', r'^\| Windows Server 2019\+ \|', 'what is tested on Windows'),
+]
+
+
+def list_texts():
+    """(file, text) of every file where a list of tools could be written."""
+    patterns = [('docs', '*.md'), ('roles', '*', 'README.md'), ('plugins', '*', '*.py'),
+                ('plugins', 'module_utils', '*', '*.py'), ('roles', '*', 'meta', '*.yml'),
+                ('roles', '*', 'defaults', '*.yml'), ('roles', '*', 'vars', '*.yml'), ('roles', '*', 'tasks', '*.yml'),
+                ('roles', '*', 'templates', '*'), ('playbooks', '**', '*.yml')]
+    paths = [os.path.join(ROOT, 'README.md')]
+    for parts in patterns:
+        paths += glob.glob(os.path.join(ROOT, *parts), recursive=True)
+    for path in sorted(set(paths)):
+        yield rel(path), read(rel(path))
+
+
+def test_every_line_that_lists_tools_lists_them_all():
+    problems, used = [], set()
+    for path, text in list_texts():
+        for number, line in enumerate(text.splitlines(), 1):
+            named = set(TOOL_RE.findall(line))
+            if len(named) < 3 or named == NAMES or named == set(DEFAULT_LIST):
+                continue
+            allowed = [index for index, (where, pattern, _why) in enumerate(PARTIAL_LISTS)
+                       if where == path and re.search(pattern, line)]
+            used.update(allowed)
+            if not allowed:
+                problems.append(differs('%s:%d %r' % (path, number, line.strip()[:70]), named))
+    problems += ['PARTIAL_LISTS: %s %r matches no line' % PARTIAL_LISTS[index][:2]
+                 for index in range(len(PARTIAL_LISTS)) if index not in used]
+    agree(problems)
