@@ -328,7 +328,10 @@ class Tool(object):
         return []
 
     def errors(self, params):
-        return self.range_errors(params) + self.option_errors(params)
+        errors = self.range_errors(params)
+        if not self.client_bind and params.get('bind') is not None:
+            errors.append('bind is not supported by %s (the client cannot bind a source address)' % self.name)
+        return errors + self.option_errors(params)
 
     def given_options(self, params):
         """The record's ``options``: the test and every tool option that is set (None left out)."""
