@@ -23,7 +23,10 @@ options:
     elements: str
     required: true
   iperf3_ports:
-    description: How many iperf3 servers, on consecutive ports from 5201.
+    description:
+      - How many iperf3 servers, on consecutive ports from 5201 (1-64).
+      - This and the other settings are the tool files' C(firewall_settings) (C(plugins/module_utils/tools/<tool>.py));
+        each has its default and range there; the firewall role passes its C(firewall_<setting>) variables.
     type: int
     default: 1
   netperf_data_ports:
@@ -32,7 +35,7 @@ options:
     elements: int
     default: [12866]
   nuttcp_streams:
-    description: How many consecutive nuttcp data ports from each of nuttcp's default data ports.
+    description: How many consecutive nuttcp data ports from each of nuttcp's default data ports (1-64).
     type: int
     default: 1
 '''
@@ -56,15 +59,18 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.perflab.network.plugins.module_utils import registry
 
 
-def tool_ports(tools, iperf3_ports=1, netperf_data_ports=None, nuttcp_streams=1):
-    settings = {'iperf3_ports': int(iperf3_ports), 'nuttcp_streams': int(nuttcp_streams),
-                'netperf_data_ports': [int(port) for port in (netperf_data_ports if netperf_data_ports is not None
-                                                              else [12866])]}
+def tool_ports(tools, **settings):
+    try:
+        values, problems = registry.firewall_setting_values(settings)
+    except KeyError as exc:
+        raise AnsibleFilterError('tool_ports: %s' % exc.args[0])
+    if problems:
+        raise AnsibleFilterError('tool_ports: %s' % '; '.join(problems))
     out = []
     for name in tools or []:
         if name not in registry.TOOLS:
             raise AnsibleFilterError('tool_ports: unknown tool %r (known: %s)' % (name, ', '.join(registry.NAMES)))
-        for first, last, protocol in registry.get(name).standalone_openings(settings):
+        for first, last, protocol in registry.get(name).standalone_openings(values):
             opening = {'port': first, 'end_port': last, 'protocol': protocol}
             # each opening once: iperf2's own port is nuttcp's first data port
             if opening not in out:

@@ -36,7 +36,9 @@ EXAMPLES = r'''
 
 RETURN = r'''
 _value:
-  description: Tool name -> C({binary, args}), in the registry's order.
+  description:
+    - Tool name -> C({binary, args, server}), in the registry's order; C(server) is the executable of the tool's
+      server where it is not C(binary) (C(netserver) for netperf), else null.
   type: dict
 '''
 
@@ -47,7 +49,9 @@ def tool_version_probes(_ignored=None):
     out = {}
     for name, tool in registry.TOOLS.items():
         argv = tool.version_argv(tool.client_executable)
-        out[name] = {'binary': tool.client_executable, 'args': list(argv[1:])}
+        out[name] = {'binary': tool.client_executable, 'args': list(argv[1:]),
+                     # the server's binary where it is another one (netperf's netserver), else None
+                     'server': tool.server_executable if tool.server_executable != tool.client_executable else None}
     return out
 
 

@@ -6,13 +6,14 @@
 """The tool registry: every benchmark tool the collection runs, by name.
 
 To add a tool: write ``module_utils/tools/<tool>.py`` (a ``Tool`` subclass and
-``TOOL``), its parser, a thin module in ``plugins/modules/<tool>.py``, and add it
-here (docs/architecture.md).
+``TOOL``, with its install data and firewall settings), its parser, a thin module in
+``plugins/modules/<tool>.py``, and add it here (docs/architecture.md).
 """
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+from ansible_collections.perflab.network.plugins.module_utils.tool import INSTALL_FAMILIES
 from ansible_collections.perflab.network.plugins.module_utils.tools import ethr as _ethr
 from ansible_collections.perflab.network.plugins.module_utils.tools import iperf2 as _iperf2
 from ansible_collections.perflab.network.plugins.module_utils.tools import iperf3 as _iperf3
@@ -34,3 +35,55 @@ def get(name):
 def by_server_executable():
     """server executable name -> tool (what a listener's process name says)."""
     return dict((tool.server_executable, tool) for tool in TOOLS.values())
+
+
+def install_plan(family):
+    """The tools role's plan table of install ``family`` (a vars file's __tools_install_family): tool -> entry,
+    every tool in the registry's order; KeyError names the known families."""
+    if family not in INSTALL_FAMILIES:
+        raise KeyError('unknown install family %r (known: %s)' % (family, ', '.join(INSTALL_FAMILIES)))
+    return dict((name, tool.install_entry(family)) for name, tool in TOOLS.items())
+
+
+def firewall_settings():
+    """setting -> (tool, Option): the firewall role's settings of the tools' openings outside a plan
+    (its variables firewall_<setting>), in the registry's order."""
+    out = {}
+    for tool in TOOLS.values():
+        for name, option in tool.firewall_settings.items():
+            out[name] = (tool, option)
+    return out
+
+
+def _setting_int(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def firewall_setting_values(given):
+    """(values, problems) of the firewall settings ``given`` (setting -> value; those left out take their tool
+    file's default): the values as the tools' ``standalone_openings`` take them, and, naming each setting,
+    every value out of its range (an int setting, or each port of a list setting)."""
+    settings = firewall_settings()
+    unknown = sorted(set(given or {}) - set(settings))
+    if unknown:
+        raise KeyError('unknown firewall setting(s) %s (known: %s)' % (', '.join(unknown), ', '.join(settings)))
+    values, problems = {}, []
+    for name, (_tool, option) in settings.items():
+        raw = (given or {}).get(name)
+        raw = option.default if raw is None else raw
+        if option.kind == 'list':
+            numbers = [_setting_int(item) for item in (raw if isinstance(raw, (list, tuple)) else [raw])]
+            bad = [number for number in numbers if number is None or not option.low <= number <= option.high]
+            values[name] = numbers
+            what = 'ports ' if option.high == 65535 else ''
+        else:
+            number = _setting_int(raw)
+            bad = number is None or not option.low <= number <= option.high
+            values[name] = number
+            what = ''
+        if bad:
+            problems.append('%s must be %s%d-%d (got %s)' % (name, what, option.low, option.high, raw))
+    return values, problems

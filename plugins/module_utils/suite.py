@@ -558,6 +558,8 @@ def build_plan(tests, pairs, labels, done=frozenset(), side=study.DEFAULT_SIDE, 
                                     if key != 'port')
                 item.update(pair=pair['name'], client=pair['client'], server=pair['server'],
                             server_address=pair['server_address'], client_address=pair['client_address'],
+                            # the source address the client binds (None: the tool cannot bind, nuttcp)
+                            bind=pair['client_address'] if registry.get(t['tool']).client_bind else None,
                             client_interface=pair['client_interface'], port=port, tool_options=tool_options,
                             repetition=rep, config=label, wave=pair.get('wave', 0))
                 if earlier is not None:

@@ -30,16 +30,43 @@ import re
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
 
+# the tools role's install families: a vars file's __tools_install_family names one; every tool's ``install``
+# has an entry for each (tests/unit/test_registry_lists.py)
+INSTALL_FAMILIES = ('Debian', 'Ubuntu', 'RedHat', 'Fedora', 'ClearLinux', 'FreeBSD', 'Windows')
+
+
+def package(*names, **extra):
+    """An ``install`` entry: the OS's package(s) (``extra``: apt_component, repo)."""
+    return dict(extra, method='package', packages=list(names))
+
+
+def unavailable(reason):
+    """An ``install`` entry: the OS cannot have the tool, and why."""
+    return {'method': 'unavailable', 'reason': reason}
+
+
 # per server host, pair k's servers listen on base + PORT_STRIDE * k (each tool's ports of
 # one pair, processes and data ports included, must fit in the stride)
 PORT_STRIDE = 24
 
 
 class Option(object):
-    """One tool option: its argument spec, range, the tests it applies to, whether it names the test."""
+    """One tool option: its argument spec, range, the tests it applies to, whether it names the test, and
+    its flag on the client's command line (community.general's cmd_runner: an argument's format declared once).
+
+    ``flag``: the client argument (``'-w'``; a bool option's flag may be a list, ``['-c', '-C']``), None when the
+    option is no flag of its own (the tool's ``client_argv`` uses it). ``fmt``: the value as text (a format
+    string, or a function of the value; ``str`` by default). ``attach``: the value joined to the flag (nuttcp's
+    ``-l8192``). ``zero``: the flag is given for a value of 0 too (else 0, like None and False, gives nothing).
+    :meth:`Tool.options_argv` builds them, in the order the options are declared.
+    """
 
     def __init__(self, kind, default=None, choices=None, low=None, high=None, tests=None, in_id=False,
-                 suite=True, description='', spec=None):
+                 suite=True, description='', spec=None, flag=None, fmt=None, attach=False, zero=False):
+        self.flag = flag
+        self.fmt = fmt
+        self.attach = attach
+        self.zero = zero
         self.kind = kind
         self.default = default
         self.choices = choices
@@ -50,6 +77,20 @@ class Option(object):
         self.suite = suite
         self.description = description
         self.extra_spec = spec or {}
+
+    def argv(self, value):
+        """This option's client arguments for ``value`` ([] when not given)."""
+        if self.flag is None or value is None or value is False or (value == 0 and not self.zero and value is not True):
+            return []
+        if value is True:
+            return list(self.flag) if isinstance(self.flag, (list, tuple)) else [self.flag]
+        if self.fmt is None:
+            text = str(value)
+        elif callable(self.fmt):
+            text = self.fmt(value)
+        else:
+            text = self.fmt % value
+        return [self.flag + text] if self.attach else [self.flag, text]
 
     def spec(self):
         spec = dict(self.extra_spec, type=self.kind)
@@ -152,6 +193,16 @@ class Tool(object):
     report_tests = {}
     report_options = {}
     report_parallel = None
+    # the client can bind its source address (bench_test's ``bind``; a plan item's ``bind`` is None without it)
+    client_bind = True
+    # --- install data, read by the tools role (the tools_plan filter, ``install_plan``): family -> entry, for each
+    # family of INSTALL_FAMILIES (the role's vars files name theirs in __tools_install_family):
+    # {method: package|source|release_zip|release_binary|unavailable, packages: [...], apt_component (apt),
+    #  repo: epel (RedHat), asset (ethr's release zip), binary (a release build's file), reason (unavailable)}
+    install = {}
+    # the firewall role's settings of this tool's openings outside a plan (``standalone_openings``): setting ->
+    # Option (default, range, description); the role's variable is firewall_<setting>
+    firewall_settings = {}
     # whose count a transfer test's throughput_mbps is: 'receiver' (what arrived: iperf3's end sums, netperf's
     # streams, nuttcp) or 'client' (the client's own count: what it wrote, or read with a reverse test)
     throughput_count = 'receiver'
@@ -187,7 +238,7 @@ class Tool(object):
     def standalone_openings(self, settings):
         """Openings for servers on the default port(s) outside a plan (the firewall role's tool table).
 
-        ``settings``: the firewall role's counts ({iperf3_ports, netperf_data_ports, nuttcp_streams}).
+        ``settings``: the firewall role's settings of every tool (each tool's ``firewall_settings``, defaults filled in).
         """
         return self.openings(self.default_port, 1)
 
@@ -243,6 +294,21 @@ class Tool(object):
                        and '%s option %s' % (self.name, error) not in errors]
         return errors
 
+    def options_argv(self, params, names=None):
+        """The client arguments of the options that declare a flag (``names``, else all, in declaration order),
+        each only for the tests it applies to: the one argv builder of every tool (cmd_runner's model)."""
+        test = params.get('test') or self.default_test
+        argv = []
+        for name in self.options if names is None else names:
+            option = self.options[name]
+            if option.tests is None or test in option.tests:
+                argv += option.argv(params.get(name))
+        return argv
+
+    def install_entry(self, family):
+        """How the tools role installs this tool on ``family`` (a copy of ``install[family]``)."""
+        return copy.deepcopy(self.install[family])
+
     def suite_options(self):
         return tuple(sorted(name for name, option in self.options.items() if option.suite))
 
@@ -262,7 +328,10 @@ class Tool(object):
         return []
 
     def errors(self, params):
-        return self.range_errors(params) + self.option_errors(params)
+        errors = self.range_errors(params)
+        if not self.client_bind and params.get('bind') is not None:
+            errors.append('bind is not supported by %s (the client cannot bind a source address)' % self.name)
+        return errors + self.option_errors(params)
 
     def given_options(self, params):
         """The record's ``options``: the test and every tool option that is set (None left out)."""

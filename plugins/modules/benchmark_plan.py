@@ -215,13 +215,15 @@ runs:
     - Tests to run, one per test x pair x repetition, in order.
     - An auto test's items (up to its maximum) carry C(repetitions_auto), its rule C({min, max, ci_percent}), and
       C(repetitions_earlier), the values a resumed run recorded for it; a fixed test's C(repetitions_auto) is null.
+    - C(bind) is the source address the client binds, its C(client_address), or null for a tool whose client
+      cannot bind one (nuttcp, whose tool file says C(client_bind = False)).
   returned: success
   type: list
   elements: dict
   sample:
     - {tool: iperf3, test: tcp_stream, parallel: 4, processes: 1, duration: 3, repetition: 1, options: {},
        test_id: iperf3/tcp_stream/parallel=4, pair: lab2->lab1, client: lab2, server: lab1,
-       server_address: 10.213.1.11, client_address: 10.213.1.12, client_interface: data0, port: 5201,
+       server_address: 10.213.1.11, client_address: 10.213.1.12, bind: 10.213.1.12, client_interface: data0, port: 5201,
        config: Debian 12 stock, optional: false}
 servers:
   description:

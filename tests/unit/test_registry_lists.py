@@ -3,9 +3,11 @@
 """Every list of tools, tool port and per-OS tool entry written as static text agrees with the tool registry.
 
 What Python can ask the registry at run time does (modules' argument specs, filters, the tools role's
-list of tools and version probes through ``tool_version_probes``). What must stay text (YAML argument
-specs, module DOCUMENTATION, docs, per-OS vars, the lab's package lists) is read here, and each check
-names the file and the difference. A new tool makes these fail until each list names it (or says why not).
+list of tools, version probes and per-OS install plans through ``tool_version_probes`` and
+``tool_install_plan``, the firewall role's tool settings through ``tool_ports``). What must stay text (YAML
+argument specs, role defaults, module DOCUMENTATION, docs, the lab's package lists) is read here, and each
+check names the file and the difference. A new tool makes these fail until each list names it (or says why
+not); any other line that lists several tools but not all of them fails too unless PARTIAL_LISTS says why.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -20,6 +22,7 @@ import yaml
 
 from ansible_collections.perflab.network.plugins.module_utils import lab_vm_image
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tool import INSTALL_FAMILIES
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 NAMES = set(registry.NAMES)
@@ -100,8 +103,10 @@ def tool_values(values):
 SOURCE_BUILDS = set(load('roles/tools/vars/main.yml')['__tools_source_recipes'])
 PART_CHOICES = {'roles/tools/meta/argument_specs.yml (main): tools_build_from_source': SOURCE_BUILDS}
 # defaults that are on purpose a part of the tools: the tools role's default list (iperf2 only when asked
-# for), whose ports the firewall role opens by default and which the role's vars repeat
+# for), which the role's vars repeat
 DEFAULT_LIST = load('roles/tools/defaults/main.yml')['tools_list']
+# default lists that name every tool of the registry instead: the firewall role opens every tool's ports
+EVERY_TOOL_DEFAULTS = ('roles/firewall/meta/argument_specs.yml (main): firewall_tools default',)
 
 
 def test_every_choice_of_tools_is_the_registry():
@@ -145,33 +150,44 @@ def test_default_lists_of_tools_are_the_tools_role_s_default():
     for where, spec in every_option():
         default = spec.get('default')
         if isinstance(default, list) and tool_values(default):
-            problems.append(differs('%s default' % where, default, DEFAULT_LIST))
-    for path, key in (('roles/firewall/defaults/main.yml', 'firewall_tools'),
-                      ('roles/tools/vars/main.yml', '__tools_default_list')):
-        problems.append(differs('%s: %s' % (path, key), load(path)[key], DEFAULT_LIST))
+            where = '%s default' % where
+            every = re.sub(r' \(\w+\): ', ' (main): ', where) in EVERY_TOOL_DEFAULTS
+            problems.append(differs(where, default, None if every else DEFAULT_LIST))
+    problems.append(differs('roles/tools/vars/main.yml: __tools_default_list',
+                            load('roles/tools/vars/main.yml')['__tools_default_list'], DEFAULT_LIST))
+    problems.append(differs('roles/firewall/defaults/main.yml: firewall_tools',
+                            load('roles/firewall/defaults/main.yml')['firewall_tools']))
     agree(problems)
 
 
 def test_the_tools_role_knows_every_tool_on_every_os():
-    """Each per-OS plan has an entry for every tool (a method, or why the OS cannot have it)."""
+    """Each tool file has an install entry for every install family (a method, or why the OS cannot have it); the
+    per-OS vars files name a family and no tool; every family is some vars file's."""
     problems = []
-    for path in sorted(glob.glob(os.path.join(ROOT, 'roles', 'tools', 'vars', '*.yml'))):
-        data = load(rel(path)) or {}
-        plan = data.get('__tools_plan')
-        if plan is None:
-            continue
-        problems.append(differs('%s: __tools_plan' % rel(path), plan))
-        for name, entry in plan.items():
-            if name not in NAMES:
-                continue
-            tool = registry.get(name)
+    for name, tool in registry.TOOLS.items():
+        where = 'plugins/module_utils/tools/%s.py: install' % name
+        problems.append(differs(where + ' families', tool.install, INSTALL_FAMILIES))
+        for family, entry in tool.install.items():
+            if entry.get('method') not in ('package', 'source', 'release_zip', 'release_binary', 'unavailable'):
+                problems.append('%s[%s]: method %r' % (where, family, entry.get('method')))
             if entry.get('method') == 'package' and not entry.get('packages'):
-                problems.append('%s: %s: a package method without packages' % (rel(path), name))
+                problems.append('%s[%s]: a package method without packages' % (where, family))
             if entry.get('method') == 'unavailable' and not entry.get('reason'):
-                problems.append('%s: %s: unavailable without a reason' % (rel(path), name))
+                problems.append('%s[%s]: unavailable without a reason' % (where, family))
             if entry.get('binary') and entry['binary'] not in (tool.client_executable, tool.client_executable + '.exe'):
-                problems.append('%s: %s: binary %s, the registry runs %s'
-                                % (rel(path), name, entry['binary'], tool.client_executable))
+                problems.append('%s[%s]: binary %s, the registry runs %s'
+                                % (where, family, entry['binary'], tool.client_executable))
+    families = []
+    for path in sorted(glob.glob(os.path.join(ROOT, 'roles', 'tools', 'vars', '*.yml'))):
+        if os.path.basename(path) == 'main.yml':
+            continue
+        data = load(rel(path)) or {}
+        if '__tools_install_family' in data:
+            families.append(data['__tools_install_family'])
+        named = sorted(set(TOOL_RE.findall(read(rel(path)))))
+        if named or '__tools_plan' in data:
+            problems.append('%s: names tools %s (their install data belongs in their tool files)' % (rel(path), named))
+    problems.append(differs('roles/tools/vars/*.yml: __tools_install_family', families, INSTALL_FAMILIES))
     main = load('roles/tools/vars/main.yml')
     for key in ('__tools_sources', '__tools_source_recipes'):
         problems.append(differs('roles/tools/vars/main.yml: %s' % key, main[key], NAMES & set(main[key])))
@@ -181,16 +197,46 @@ def test_the_tools_role_knows_every_tool_on_every_os():
         if not wanted <= set(recipe['binaries']):
             problems.append('roles/tools/vars/main.yml: %s builds %s, the registry runs %s'
                             % (name, recipe['binaries'], sorted(wanted)))
+    # a tool built from source somewhere has a recipe and a source
+    built = set(name for name, tool in registry.TOOLS.items() for entry in tool.install.values()
+                if entry['method'] == 'source')
+    problems.append(differs('roles/tools/vars/main.yml: __tools_source_recipes (the tools with a source method)',
+                            main['__tools_source_recipes'], built))
+    agree(problems)
+
+
+def _os_vars_replica():
+    """tests/integration/roles/test_os_vars.py (its facts of every OS and its replica of the vars layers)."""
+    import importlib.util
+    path = os.path.join(ROOT, 'tests', 'integration', 'roles', 'test_os_vars.py')
+    spec = importlib.util.spec_from_file_location('_os_vars_replica', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_os_gets_the_install_plan_it_had():
+    """The plan table each supported OS gets from its install family is the one recorded in
+    tests/unit/fixtures/os_vars/expected.json when the per-OS files held it (the data moved, nothing changed)."""
+    replica = _os_vars_replica()
+    expected = replica.json.loads(replica.EXPECTED.read_text())
+    problems = []
+    for os_name, facts in sorted(replica.os_facts().items()):
+        recorded = expected['values']['tools'][os_name]['__tools_plan']
+        family = replica.merged(facts, 'tools').get('__tools_install_family')
+        got = registry.install_plan(family)
+        if got != recorded:
+            problems.append('%s (install family %s): the tool files give %s, recorded %s' % (os_name, family, got, recorded))
     agree(problems)
 
 
 def test_the_vm_image_holds_every_package_the_tools_role_installs_on_debian():
     """The VM lab's image (Debian) has the packages the tools role would install there, so it finds them."""
-    plan = load('roles/tools/vars/Debian.yml')['__tools_plan']
+    plan = registry.install_plan('Debian')
     wanted = set(package for entry in plan.values() if entry.get('method') == 'package'
                  for package in entry['packages'])
     missing = sorted(wanted - set(lab_vm_image.VM_PACKAGES))
-    agree(['plugins/module_utils/lab_vm_image.py: VM_PACKAGES lacks %s (roles/tools/vars/Debian.yml installs them)'
+    agree(['plugins/module_utils/lab_vm_image.py: VM_PACKAGES lacks %s (the tool files\' install[Debian])'
            % missing if missing else ''])
 
 
@@ -214,7 +260,7 @@ PROSE = [
     ('roles/tools/README.md', r'^\| OS \| iperf3 .*$', None),
     ('roles/tools/README.md', r'^\| `tools_list` \| [^|]*', DEFAULT_LIST),
     ('roles/tools/README.md', r'^\| `tools_list` \|[^|]*\| tools to install: any of .*$', None),
-    ('roles/firewall/README.md', r'^\| `firewall_tools` \| `[^`]*`', DEFAULT_LIST),
+    ('roles/firewall/README.md', r'^\| `firewall_tools` \| `[^`]*`', None),
     ('roles/firewall/README.md', r'^\| `firewall_tools` \|[^|]*\| any of [^;]*', None),
     ('roles/tools/meta/argument_specs.yml', r'short_description: Install .*$', None),
     ('plugins/modules/bench_server.py', r'^short_description: .*$', None),
@@ -280,7 +326,7 @@ def test_each_tool_module_documents_its_default_port():
     agree(problems)
 
 
-# the tools role README's support table: row label -> the vars file whose __tools_plan the row shows
+# the tools role README's support table: row label -> the install family whose plan the row shows
 SUPPORT_ROWS = [('Debian', 'Debian'), ('Ubuntu', 'Ubuntu'), ('CentOS 7', 'RedHat'), ('RHEL, Rocky', 'RedHat'),
                 ('Fedora', 'Fedora'), ('Clear Linux', 'ClearLinux'), ('FreeBSD', 'FreeBSD'), ('Windows', 'Windows')]
 
@@ -308,15 +354,15 @@ def test_the_tools_readme_support_table_is_the_per_os_plans():
     problems = [differs('roles/tools/README.md: support table columns', columns)]
     for label, layer in SUPPORT_ROWS:
         rows = [line for line in lines if line.startswith('| %s' % label)]
-        plan = load('roles/tools/vars/%s.yml' % layer)['__tools_plan']
+        plan = registry.install_plan(layer)
         if not rows:
             problems.append('roles/tools/README.md: no support row for %s' % label)
         for row in rows:
             cells = [cell.strip() for cell in row.strip('|').split('|')[1:]]
             for tool, cell in zip(columns, cells):
                 entry = plan[tool]
-                where = 'roles/tools/README.md: %s, %s (roles/tools/vars/%s.yml)' % (row.split('|')[1].strip(), tool,
-                                                                                     layer)
+                where = 'roles/tools/README.md: %s, %s (its tool file\'s install[%s])' % (row.split('|')[1].strip(),
+                                                                                        tool, layer)
                 if support_method(cell) != entry['method']:
                     problems.append('%s: says %s, the plan %s' % (where, support_method(cell), entry['method']))
                 elif entry.get('apt_component') and not cell.startswith(entry['apt_component']):
@@ -324,9 +370,119 @@ def test_the_tools_readme_support_table_is_the_per_os_plans():
                 elif entry.get('repo') == 'epel' and not cell.startswith('EPEL'):
                     problems.append('%s: the plan takes it from EPEL' % where)
     # a package name the header quotes is Debian's
-    debian = load('roles/tools/vars/Debian.yml')['__tools_plan']
+    debian = registry.install_plan('Debian')
     for tool, package in re.findall(r'(\w+) \(package `([^`]+)`\)', header):
         if debian[tool].get('packages') != [package]:
-            problems.append('roles/tools/README.md: %s is package %s, roles/tools/vars/Debian.yml says %s'
+            problems.append('roles/tools/README.md: %s is package %s, its tool file\'s install[Debian] says %s'
                             % (tool, package, debian[tool].get('packages')))
+    agree(problems)
+
+
+def test_tool_quirks_do_not_live_in_yaml():
+    """No task, playbook or template compares a tool's name with a literal (``item.tool != 'nuttcp'``): a tool's
+    quirk is an attribute of its tool file, read through the plan or a filter (a plan item's ``bind``)."""
+    pattern = re.compile(r"""tool\w*['"\]]*\s*(?:==|!=|\bis\s+(?:not\s+)?eq\b|\bin\b)\s*['"](%s)['"]|"""
+                         r"""selectattr\(\s*'tool'\s*,\s*'(?:eq|ne|equalto)'\s*,\s*'(%s)'"""
+                         % (TOOL_RE.pattern[3:-3], TOOL_RE.pattern[3:-3]))
+    paths = glob.glob(os.path.join(ROOT, 'roles', '*', 'tasks', '*.yml'))
+    paths += glob.glob(os.path.join(ROOT, 'roles', '*', 'templates', '*'))
+    paths += glob.glob(os.path.join(ROOT, 'playbooks', '**', '*.yml'), recursive=True)
+    problems = []
+    for path in sorted(paths):
+        for number, line in enumerate(read(rel(path)).splitlines(), 1):
+            if pattern.search(line):
+                problems.append('%s:%d: %s' % (rel(path), number, line.strip()))
+    agree(problems)
+
+
+def test_the_firewall_role_s_tool_settings_are_the_tool_files():
+    """The firewall role's per-tool settings (firewall_<setting>) are the tool files' ``firewall_settings``: the
+    role's table that passes them to the filters, its defaults, its argument spec and the tool_ports filter's
+    documentation name the same settings with the same defaults."""
+    from ansible_collections.perflab.network.plugins.filter import tool_ports
+    settings = registry.firewall_settings()
+    table = load('roles/firewall/vars/main.yml')['__firewall_tool_settings']
+    problems = [differs('roles/firewall/vars/main.yml: __firewall_tool_settings', table, settings)]
+    for name, value in table.items():
+        if value != '{{ firewall_%s }}' % name:
+            problems.append('roles/firewall/vars/main.yml: __firewall_tool_settings.%s is %r, not the role\'s '
+                            'variable firewall_%s' % (name, value, name))
+    defaults = load('roles/firewall/defaults/main.yml')
+    spec = load('roles/firewall/meta/argument_specs.yml')['argument_specs']['main']['options']
+    filter_doc = yaml.safe_load(tool_ports.DOCUMENTATION)['options']
+    declared = [key[len('firewall_'):] for key in defaults if key.startswith('firewall_')
+                and key[len('firewall_'):] in filter_doc]
+    problems.append(differs('roles/firewall/defaults/main.yml: the tools\' settings', declared, settings))
+    problems.append(differs('plugins/filter/tool_ports.py: options', [key for key in filter_doc if key != '_input'],
+                            settings))
+    for name, (tool, option) in settings.items():
+        variable = 'firewall_%s' % name
+        for where, default in (('roles/firewall/defaults/main.yml: %s' % variable, defaults.get(variable)),
+                               ('roles/firewall/meta/argument_specs.yml: %s default' % variable,
+                                (spec.get(variable) or {}).get('default')),
+                               ('plugins/filter/tool_ports.py: %s default' % name,
+                                (filter_doc.get(name) or {}).get('default'))):
+            if default != option.default:
+                problems.append('%s is %r, plugins/module_utils/tools/%s.py says %r'
+                                % (where, default, tool.name, option.default))
+        if (spec.get(variable) or {}).get('type') != option.kind:
+            problems.append('roles/firewall/meta/argument_specs.yml: %s type %s, the tool file says %s'
+                            % (variable, (spec.get(variable) or {}).get('type'), option.kind))
+    agree(problems)
+
+
+# Lines that name several tools but not every one, on purpose: (file, a regex the line matches, why). Every
+# other line of the collection's docs, READMEs, plugins, role data, tasks, templates and playbooks that names
+# three tools or more names them all (a list the registry does not produce), or is a default list checked above.
+PARTIAL_LISTS = [
+    ('roles/tools/meta/argument_specs.yml', r'^ *default: \[iperf3, netperf, nuttcp, ethr\]$',
+     'the tools role\'s default list, checked above'),
+    ('roles/tools/vars/main.yml', r'^__tools_default_list: ', 'the tools role\'s default list, checked above'),
+    ('docs/reliability.md', r'^- \*\*Modules\*\* \(one generated playbook\)', 'what one integration test runs'),
+    ('plugins/filter/tool_version_probes.py', r'for example C\(iperf3\), C\(iperf\)', 'executables (iperf is iperf2)'),
+    ('docs/lab.md', r'^\| image \|', 'the VM image packages by package name (iperf is iperf2): VM_PACKAGES, checked above'),
+    ('plugins/module_utils/lab_vm_image.py', r"'iperf3', 'netperf', 'nuttcp', 'iperf'", 'VM_PACKAGES, checked above'),
+    ('docs/performance.md', r'^\| 3 \| TCP goodput', 'a measurement of three tools'),
+    ('docs/result-record.md', r'^\| `intervals` \|', 'how each tool prints its intervals'),
+    ('playbooks/studies/phoronix-10gbe.yml', r'^# TCP_MAERTS', 'what the study runs'),
+    ('plugins/modules/bench_server.py', r'Server executable; default', 'executables (iperf is iperf2, netserver netperf)'),
+    ('plugins/modules/bench_test.py', r'M\(perflab.network.iperf2\), M\(perflab.network.netperf\)',
+     'the rest of a passage checked in PROSE'),
+    ('plugins/module_utils/record.py', r"a tool's own CPU use adds up|a rate of 0 is no result", 'facts of some tools'),
+    ('plugins/module_utils/report/workbook.py', r"a sender's interval rate is throughput_sent_mbps",
+     'the tools whose intervals are the sender\'s'),
+    ('plugins/module_utils/tool.py', r'only UDP takes: iperf3, iperf2, nuttcp', 'the tools that take a UDP rate'),
+    ('roles/benchmark/README.md', r'^\| `phoronix-network` \||nuttcp 5000, ethr 8888, iperf2 5401',
+     'a suite\'s matrix; the rest of a port passage checked by the port test'),
+    ('roles/tools/README.md', r'^\| Windows Server 2019\+ \|', 'what is tested on Windows'),
+]
+
+
+def list_texts():
+    """(file, text) of every file where a list of tools could be written."""
+    patterns = [('docs', '*.md'), ('roles', '*', 'README.md'), ('plugins', '*', '*.py'),
+                ('plugins', 'module_utils', '*', '*.py'), ('roles', '*', 'meta', '*.yml'),
+                ('roles', '*', 'defaults', '*.yml'), ('roles', '*', 'vars', '*.yml'), ('roles', '*', 'tasks', '*.yml'),
+                ('roles', '*', 'templates', '*'), ('playbooks', '**', '*.yml')]
+    paths = [os.path.join(ROOT, 'README.md')]
+    for parts in patterns:
+        paths += glob.glob(os.path.join(ROOT, *parts), recursive=True)
+    for path in sorted(set(paths)):
+        yield rel(path), read(rel(path))
+
+
+def test_every_line_that_lists_tools_lists_them_all():
+    problems, used = [], set()
+    for path, text in list_texts():
+        for number, line in enumerate(text.splitlines(), 1):
+            named = set(TOOL_RE.findall(line))
+            if len(named) < 3 or named == NAMES:
+                continue
+            allowed = [index for index, (where, pattern, _why) in enumerate(PARTIAL_LISTS)
+                       if where == path and re.search(pattern, line)]
+            used.update(allowed)
+            if not allowed:
+                problems.append(differs('%s:%d %r' % (path, number, line.strip()[:70]), named))
+    problems += ['PARTIAL_LISTS: %s %r matches no line' % PARTIAL_LISTS[index][:2]
+                 for index in range(len(PARTIAL_LISTS)) if index not in used]
     agree(problems)

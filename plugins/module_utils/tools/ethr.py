@@ -9,7 +9,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.perflab.network.plugins.module_utils import parse_ethr
-from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool
+from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, unavailable
 
 
 def _seconds(value):
@@ -57,13 +57,25 @@ class Ethr(Tool):
     }
     options = {
         'protocol': Option('str', default='tcp', choices=['tcp', 'udp']),
-        'reverse': Option('bool', default=False),
-        'buffer_length': Option('int', tests=['bandwidth', 'http'], in_id=True),
-        'rate_mbps': Option('float', tests=['bandwidth', 'http'], in_id=True),
-        'iterations': Option('int', tests=['latency'], in_id=True),
-        'gap': Option('float', tests=['latency'], in_id=True),
-        'warmup': Option('int', in_id=True),
-        'decimal_precision': Option('int', choices=[1, 2], suite=False),
+        'reverse': Option('bool', default=False, flag='-r'),
+        'buffer_length': Option('int', tests=['bandwidth', 'http'], in_id=True, flag='-l', fmt='%d'),
+        # -b in bits/s
+        'rate_mbps': Option('float', tests=['bandwidth', 'http'], in_id=True, flag='-b',
+                            fmt=lambda mbps: '%d' % int(round(mbps * 1e6))),
+        'iterations': Option('int', tests=['latency'], in_id=True, flag='-i', fmt='%d'),
+        'gap': Option('float', tests=['latency'], in_id=True, flag='-g', fmt=_seconds, zero=True),
+        'warmup': Option('int', in_id=True, flag='-w', fmt='%d', zero=True),
+        'decimal_precision': Option('int', choices=[1, 2], suite=False, flag='-dp', fmt='%d'),
+    }
+    # no package anywhere: the release zip of the OS (asset: its key in the tools role's __tools_ethr_releases)
+    install = {
+        'Debian': {'method': 'release_zip', 'asset': 'linux'},
+        'Ubuntu': {'method': 'release_zip', 'asset': 'linux'},
+        'RedHat': {'method': 'release_zip', 'asset': 'linux'},
+        'Fedora': {'method': 'release_zip', 'asset': 'linux'},
+        'ClearLinux': {'method': 'release_zip', 'asset': 'linux'},
+        'FreeBSD': unavailable('ethr publishes no FreeBSD build and no package exists'),
+        'Windows': {'method': 'release_zip', 'asset': 'windows'},
     }
 
     def report_test_parts(self, test, protocol, direction, options, title):
@@ -175,20 +187,7 @@ class Ethr(Tool):
                 '-n', '%d' % self.effective_parallel(params), '-d', _seconds(params['duration'])]
         if params.get('bind'):
             argv += ['-ip', params['bind']]
-        if params.get('reverse'):
-            argv.append('-r')
-        if params.get('buffer_length'):
-            argv += ['-l', '%d' % params['buffer_length']]
-        if params.get('rate_mbps'):
-            argv += ['-b', '%d' % int(round(params['rate_mbps'] * 1e6))]
-        if params.get('iterations'):
-            argv += ['-i', '%d' % params['iterations']]
-        if params.get('gap') is not None:
-            argv += ['-g', _seconds(params['gap'])]
-        if params.get('warmup') is not None:
-            argv += ['-w', '%d' % params['warmup']]
-        if params.get('decimal_precision'):
-            argv += ['-dp', '%d' % params['decimal_precision']]
+        argv += self.options_argv(params)
         # no ethrc.log in the working directory
         argv.append('-no')
         return argv

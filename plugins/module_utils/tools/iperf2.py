@@ -19,7 +19,8 @@ import ipaddress
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_iperf2
-from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, size_errors, udp_bitrate_errors
+from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, package, size_errors,
+                                                                          udp_bitrate_errors, unavailable)
 
 # iperf2 reads k/m/g as 10^3 and K/M/G as 2^10 in -w and -l (iperf3: all 2^10): the text is passed as given
 
@@ -64,10 +65,21 @@ class Iperf2(Tool):
     # a plan does not run iperf2 UDP tests; the module runs them against a server of your own
     plan_tests = ('tcp_stream', 'tcp_maerts', 'tcp_bidir')
     options = {
-        'bitrate': Option('float', low=0, high=1000000, tests=['udp_stream'], in_id=True),
-        'mss': Option('int', low=88, high=9216, in_id=True),
-        'window': Option('str', in_id=True),
-        'length': Option('str', in_id=True),
+        # per stream; lower-case m is 10^6 (M would be 2^20)
+        'bitrate': Option('float', low=0, high=1000000, tests=['udp_stream'], in_id=True, flag='-b', fmt='%gm',
+                          zero=True),
+        'mss': Option('int', low=88, high=9216, in_id=True, flag='-M'),
+        'window': Option('str', in_id=True, flag='-w'),
+        'length': Option('str', in_id=True, flag='-l'),
+    }
+    install = {
+        'Debian': package('iperf'),
+        'Ubuntu': package('iperf', apt_component='universe'),
+        'RedHat': package('iperf', repo='epel'),
+        'Fedora': package('iperf'),
+        'ClearLinux': unavailable('no Clear Linux bundle is known to carry iperf 2'),
+        'FreeBSD': package('iperf'),
+        'Windows': unavailable('iperf 2 has no Chocolatey package the role can install'),
     }
 
     def option_errors(self, params):
@@ -90,15 +102,7 @@ class Iperf2(Tool):
         argv += self.tests[params['test']].flags
         if self.tests[params['test']].protocol == 'tcp':
             argv.append(PRINT_MSS)
-        if params['test'] == 'udp_stream':
-            # per stream; lower-case m is 10^6 (M would be 2^20)
-            argv += ['-b', '%gm' % params['bitrate']]
-        if params.get('mss'):
-            argv += ['-M', str(params['mss'])]
-        if params.get('window'):
-            argv += ['-w', params['window']]
-        if params.get('length'):
-            argv += ['-l', params['length']]
+        argv += self.options_argv(params)
         if params.get('bind'):
             argv += ['-B', params['bind']]
         if common_args.is_ipv6(params['server']):

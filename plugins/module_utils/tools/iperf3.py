@@ -12,7 +12,8 @@ import re
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_iperf3
-from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, size_errors, udp_bitrate_errors
+from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, package, size_errors,
+                                                                          udp_bitrate_errors)
 from ansible_collections.perflab.network.plugins.module_utils.units import from_mbps
 
 CONGESTION_RE = re.compile(r'^[a-z][a-z0-9_-]{0,15}$')
@@ -44,23 +45,39 @@ class Iperf3(Tool):
     }
     # in test_id order of the old module; the id sorts them anyway
     options = {
+        # bits/s, no suffix: unambiguous across iperf3 versions
         'bitrate': Option('float', low=0, high=1000000, tests=['udp_stream'], in_id=True,
-                          description='Mbit/s per UDP stream (-b), 0 unlimited'),
-        'omit': Option('int', default=0, low=0, high=600, in_id=True),
-        'window': Option('str', in_id=True),
-        'mss': Option('int', low=88, high=9216, in_id=True),
-        'zerocopy': Option('bool', default=False, in_id=True),
-        'length': Option('str', in_id=True),
-        'connect_timeout': Option('int', low=1, high=600000),
-        'congestion': Option('str', in_id=True),
+                          description='Mbit/s per UDP stream (-b), 0 unlimited',
+                          flag='-b', fmt=lambda mbps: '%d' % round(from_mbps(mbps, 'bits/s')), zero=True),
+        'omit': Option('int', default=0, low=0, high=600, in_id=True, flag='-O'),
+        'window': Option('str', in_id=True, flag='-w'),
+        'mss': Option('int', low=88, high=9216, in_id=True, flag='-M'),
+        'zerocopy': Option('bool', default=False, in_id=True, flag='-Z'),
+        'length': Option('str', in_id=True, flag='-l'),
+        'connect_timeout': Option('int', low=1, high=600000, flag='--connect-timeout'),
+        'congestion': Option('str', in_id=True, flag='-C'),
         # whose count ranks the test: the receiver's end sum (ours), or the sender's (the pts/iperf profile reads
         # the client's "sender" line); both are always in the record's metrics
         'reading': Option('str', default='receiver', choices=['receiver', 'sender'],
                           tests=['tcp_stream', 'tcp_maerts', 'udp_stream'], in_id=True),
     }
+    install = {
+        'Debian': package('iperf3'),
+        'Ubuntu': package('iperf3', apt_component='universe'),
+        'RedHat': package('iperf3'),
+        'Fedora': package('iperf3'),
+        # Clear Linux: iperf3 came in the iperf bundle in 2019 and is in sysadmin-basic today
+        'ClearLinux': package('sysadmin-basic'),
+        'FreeBSD': package('iperf3'),
+        'Windows': package('iperf3'),   # Chocolatey
+    }
+    firewall_settings = {
+        'iperf3_ports': Option('int', default=1, low=1, high=64,
+                               description='iperf3 servers run one per port from 5201: how many ports, TCP and UDP'),
+    }
 
     def standalone_openings(self, settings):
-        return self.openings(self.default_port, settings.get('iperf3_ports') or 1)
+        return self.openings(self.default_port, settings['iperf3_ports'])
 
     def option_errors(self, params):
         errors = udp_bitrate_errors(params)
@@ -98,23 +115,7 @@ class Iperf3(Tool):
                 # the server's intervals: each sample gets the receiver's rate beside the sender's
                 '--get-server-output']
         argv += self.tests[params['test']].flags
-        if params['test'] == 'udp_stream':
-            # bits/s, no suffix: unambiguous across iperf3 versions
-            argv += ['-b', '%d' % round(from_mbps(params['bitrate'], 'bits/s'))]
-        if params.get('omit'):
-            argv += ['-O', str(params['omit'])]
-        if params.get('window'):
-            argv += ['-w', params['window']]
-        if params.get('mss'):
-            argv += ['-M', str(params['mss'])]
-        if params.get('zerocopy'):
-            argv += ['-Z']
-        if params.get('length'):
-            argv += ['-l', params['length']]
-        if params.get('connect_timeout'):
-            argv += ['--connect-timeout', str(params['connect_timeout'])]
-        if params.get('congestion'):
-            argv += ['-C', params['congestion']]
+        argv += self.options_argv(params)
         if params.get('bind'):
             argv += ['-B', params['bind']]
         return argv

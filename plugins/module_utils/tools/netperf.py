@@ -12,7 +12,7 @@ import ipaddress
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_netperf
-from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool
+from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, package, unavailable
 
 LOOPBACK_PREFIXES = ('127.', '::1', 'localhost')
 STREAM_TESTS = [name for name, spec in sorted(parse_netperf.TESTS.items()) if spec[3] == 'stream']
@@ -46,17 +46,33 @@ class Netperf(Tool):
         'process_ports': Option('str', default='same', choices=['same', 'consecutive'], suite=False),
         'request_size': Option('int', low=1, high=1 << 30, tests=RR_TESTS, in_id=True),
         'response_size': Option('int', low=1, high=1 << 30, tests=RR_TESTS, in_id=True),
-        'message_size': Option('int', low=1, high=1 << 30, tests=STREAM_TESTS, in_id=True),
-        'local_socket_buffer': Option('int', low=1, high=1 << 31, in_id=True),
-        'remote_socket_buffer': Option('int', low=1, high=1 << 31, in_id=True),
-        'cpu': Option('bool', default=True),
-        'interval': Option('int', default=1, low=0, high=3600, suite=False),
+        'message_size': Option('int', low=1, high=1 << 30, tests=STREAM_TESTS, in_id=True, flag='-m', fmt='%d'),
+        'local_socket_buffer': Option('int', low=1, high=1 << 31, in_id=True, flag='-s', fmt='%d'),
+        'remote_socket_buffer': Option('int', low=1, high=1 << 31, in_id=True, flag='-S', fmt='%d'),
+        # CPU utilization of both ends
+        'cpu': Option('bool', default=True, flag=['-c', '-C']),
+        'interval': Option('int', default=1, low=0, high=3600, suite=False, flag='-D', fmt='%d'),
         'confidence': Option('dict', spec=dict(options=dict(
             level=dict(type='int', default=99, choices=[95, 99]),
             width=dict(type='float', default=5.0),
             min_iterations=dict(type='int', default=3),
             max_iterations=dict(type='int', default=10),
         ))),
+    }
+    install = {
+        # Debian: netperf is in non-free (its licence is not DFSG-free)
+        'Debian': package('netperf', apt_component='non-free'),
+        'Ubuntu': package('netperf', apt_component='multiverse'),
+        'RedHat': {'method': 'source'},
+        'Fedora': {'method': 'source'},
+        'ClearLinux': {'method': 'source'},
+        'FreeBSD': package('netperf'),
+        'Windows': unavailable('netperf has no maintained Windows build, package or Chocolatey package'),
+    }
+    firewall_settings = {
+        'netperf_data_ports': Option('list', default=[12866], spec={'elements': 'int'}, low=1, high=65535,
+                                     description='the data ports the netperf tests pin (-- -P ,port), beside the '
+                                                 'control port 12865'),
     }
     # netserver forks a child per test: one serves every process of a pair
     one_server_per_process = False
@@ -87,7 +103,7 @@ class Netperf(Tool):
 
     def standalone_openings(self, settings):
         out = [(self.default_port, self.default_port, 'tcp')]
-        for port in settings.get('netperf_data_ports') or []:
+        for port in settings['netperf_data_ports']:
             out += [(port, port, 'tcp'), (port, port, 'udp')]
         return out
 
@@ -153,10 +169,7 @@ class Netperf(Tool):
                 '-l', _number(params['duration'])]
         if params.get('bind'):
             argv += ['-L', params['bind']]
-        if params.get('cpu'):
-            argv += ['-c', '-C']
-        if params.get('interval'):
-            argv += ['-D', _number(params['interval'])]
+        argv += self.options_argv(params, ('cpu', 'interval'))
         conf = params.get('confidence')
         if conf:
             argv += ['-i', '%d,%d' % (conf['max_iterations'], conf['min_iterations']),
@@ -166,16 +179,13 @@ class Netperf(Tool):
         if local or remote:
             argv += ['-P', '%s,%s' % (_number(local + index) if local else '',
                                       _number(remote + index) if remote else '')]
-        if kind == 'stream' and params.get('message_size'):
-            argv += ['-m', _number(params['message_size'])]
+        argv += self.options_argv(params, ('message_size',))
+        # quirk: request and response sizes are one test-specific argument (-r request,response)
         if kind == 'rr' and (params.get('request_size') or params.get('response_size')):
             request = params.get('request_size') or 1
             response = params.get('response_size') or request
             argv += ['-r', '%d,%d' % (request, response)]
-        if params.get('local_socket_buffer'):
-            argv += ['-s', _number(params['local_socket_buffer'])]
-        if params.get('remote_socket_buffer'):
-            argv += ['-S', _number(params['remote_socket_buffer'])]
+        argv += self.options_argv(params, ('local_socket_buffer', 'remote_socket_buffer'))
         argv += ['-o', ','.join(parse_netperf.selectors_for(params['test']))]
         return argv
 

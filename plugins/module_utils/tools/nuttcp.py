@@ -14,7 +14,8 @@ import re
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_nuttcp
-from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, size_errors, udp_bitrate_errors
+from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, package, size_errors,
+                                                                          udp_bitrate_errors)
 from ansible_collections.perflab.network.plugins.module_utils.units import from_mbps
 
 # nuttcp's own default data port: 5001 up to 6.2.7, 5101 from 6.2.8 (the module always
@@ -50,8 +51,27 @@ class Nuttcp(Tool):
     options = {
         'data_port': Option('int', suite=False),
         'bitrate': Option('float', tests=['udp_stream'], in_id=True),
-        'window': Option('str', in_id=True),
-        'length': Option('str', in_id=True),
+        # nuttcp wants option values attached (-w256): -w in KiB (rounded up), -l in bytes
+        'window': Option('str', in_id=True, flag='-w', attach=True,
+                         fmt=lambda text: '%d' % int(math.ceil(size_bytes(text) / 1024.0))),
+        'length': Option('str', in_id=True, flag='-l', attach=True, fmt=lambda text: '%d' % size_bytes(text)),
+    }
+    # nuttcp 6 has no option to bind the client's source address: Tool.errors refuses bind, a plan item's bind is None
+    client_bind = False
+    install = {
+        'Debian': package('nuttcp'),
+        'Ubuntu': package('nuttcp', apt_component='universe'),
+        'RedHat': package('nuttcp', repo='epel'),
+        'Fedora': package('nuttcp'),
+        'ClearLinux': {'method': 'source'},   # no bundle
+        'FreeBSD': package('nuttcp'),
+        # nuttcp.exe from tools_nuttcp_windows_src
+        'Windows': {'method': 'release_binary', 'binary': 'nuttcp.exe'},
+    }
+    firewall_settings = {
+        'nuttcp_streams': Option('int', default=1, low=1, high=64,
+                                 description='nuttcp -N streams use consecutive data ports: how many to open from each '
+                                             'of its default data ports (5001 up to 6.2.7, 5101 from 6.2.8)'),
     }
 
     def first_data_port(self, params):
@@ -66,7 +86,7 @@ class Nuttcp(Tool):
         return [(port, last, 'tcp'), (last + 1, data_last, 'tcp'), (last + 1, data_last, 'udp')]
 
     def standalone_openings(self, settings):
-        streams = settings.get('nuttcp_streams') or 1
+        streams = settings['nuttcp_streams']
         out = [(self.default_port, self.default_port, 'tcp')]
         for port in DEFAULT_DATA_PORTS:
             out += [(port, port + streams - 1, 'tcp'), (port, port + streams - 1, 'udp')]
@@ -75,8 +95,6 @@ class Nuttcp(Tool):
     def option_errors(self, params):
         errors = udp_bitrate_errors(params)
         test = params['test']
-        if params.get('bind') is not None:
-            errors.append('bind is not supported by nuttcp (the client cannot bind a source address)')
         errors += size_errors(params, valid=size_bytes)
         if params.get('length') and test == 'udp_stream' and (size_bytes(params['length']) or 0) > 65507:
             errors.append('length must be at most 65507 for udp_stream (the largest UDP datagram)')
@@ -118,10 +136,7 @@ class Nuttcp(Tool):
         if params['test'] == 'udp_stream':
             # -R is in Kbit/s and limits the process' total: per-stream bitrate x streams
             argv.append('-R%d' % round(from_mbps(params['bitrate'] * params['parallel'], 'Kbps')))
-        if params.get('window'):
-            argv.append('-w%d' % int(math.ceil(size_bytes(params['window']) / 1024.0)))
-        if params.get('length'):
-            argv.append('-l%d' % size_bytes(params['length']))
+        argv += self.options_argv(params)
         if common_args.is_ipv6(params['server']):
             argv.append('-6')
         argv.append(params['server'])

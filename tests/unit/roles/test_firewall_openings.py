@@ -23,7 +23,10 @@ except ImportError:  # pragma: no cover - older ansible-core templates any text
 
 PREFLIGHT = Path(__file__).resolve().parents[3] / 'roles' / 'firewall' / 'tasks' / 'preflight.yml'
 DEFAULTS = {'firewall_ports': [], 'firewall_peer_addresses': [], 'firewall_tools': ['iperf3'], 'firewall_iperf3_ports': 1,
-            'firewall_netperf_data_ports': [12866], 'firewall_nuttcp_streams': 1}
+            'firewall_netperf_data_ports': [12866], 'firewall_nuttcp_streams': 1,
+            # the role's table of the tools' settings (vars/main.yml)
+            '__firewall_tool_settings': yaml.safe_load((PREFLIGHT.parents[1] / 'vars' / 'main.yml').read_text())[
+                '__firewall_tool_settings']}
 
 
 def facts(task_name, variables):

@@ -44,9 +44,13 @@ def test_ethr_s_title_version_is_the_tools_role_s():
     assert role_vars['__tools_version_probes'] == '{{ [] | perflab.network.tool_version_probes }}'
     probes = tool_version_probes([])
     assert list(probes) == list(registry.TOOLS)
-    assert all(set(probe) == {'binary', 'args'} for probe in probes.values())
-    assert probes['iperf2'] == {'binary': 'iperf', 'args': ['-v']}
-    assert probes['ethr'] == {'binary': 'ethr', 'args': ['-h']}
+    assert all(set(probe) == {'binary', 'args', 'server'} for probe in probes.values())
+    assert probes['iperf2'] == {'binary': 'iperf', 'args': ['-v'], 'server': None}
+    assert probes['ethr'] == {'binary': 'ethr', 'args': ['-h'], 'server': None}
+    # a server of its own: the tools role finds it beside the client (perflab_tools' server_path)
+    assert probes['netperf']['server'] == 'netserver'
+    assert [name for name, probe in probes.items() if probe['server']] == [
+        name for name, tool in registry.TOOLS.items() if tool.server_executable != tool.client_executable]
     assert dict((name, [probe['binary']] + probe['args']) for name, probe in probes.items()) == dict(
         (name, tool.version_argv(tool.client_executable)) for name, tool in registry.TOOLS.items())
 

@@ -151,3 +151,24 @@ def test_a_default_port_is_written_only_in_its_tool_file():
             if pattern.search(code_part):
                 offenders.append('%s:%d: %s' % (os.path.relpath(path, ROOT), number, line.strip()))
     assert offenders == []
+
+
+def test_an_option_s_flag_is_declared_once_and_built_by_the_one_argv_builder():
+    from ansible_collections.perflab.network.plugins.module_utils.tool import Option
+    assert Option('str', flag='-w').argv('256K') == ['-w', '256K']
+    assert Option('int', flag='-O').argv(0) == [] and Option('int', flag='-w', zero=True).argv(0) == ['-w', '0']
+    assert Option('bool', flag=['-c', '-C']).argv(True) == ['-c', '-C'] and Option('bool', flag='-Z').argv(False) == []
+    assert Option('int', flag='-l', attach=True, fmt='%d').argv(8192) == ['-l8192']
+    assert Option('float', flag='-b', fmt='%gm').argv(None) == []
+    # every tool: an option's flag is in the client's argv when the option is set for a test it applies to
+    for name, tool in registry.TOOLS.items():
+        for option_name, option in tool.options.items():
+            if option.flag is None:
+                continue
+            test = (option.tests or [tool.default_test])[0]
+            value = {'int': 1, 'float': 1.0, 'bool': True, 'str': '64K'}[option.kind]
+            params = tool.params_of(test, options={option_name: value})
+            params.update(server='10.0.0.1', port=None, duration=10, bind=None, data_port=params.get('data_port'))
+            argv = tool.client_argv(params, name)
+            flag = option.flag[0] if isinstance(option.flag, list) else option.flag
+            assert any(arg == flag or (option.attach and arg.startswith(flag)) for arg in argv), (name, option_name, argv)

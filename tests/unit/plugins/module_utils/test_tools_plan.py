@@ -18,6 +18,7 @@ import yaml
 
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.perflab.network.plugins.filter.tool_install_plan import tool_install_plan
 from ansible_collections.perflab.network.plugins.filter.tool_version_probes import tool_version_probes
 from ansible_collections.perflab.network.plugins.module_utils import tools_plan as tp
 from ansible_collections.perflab.network.plugins.modules import tools_plan as module
@@ -58,6 +59,9 @@ def os_data(facts):
     assert merged['__tools_all'] == '{{ __tools_version_probes | list }}'
     merged['__tools_version_probes'] = tool_version_probes([])
     merged['__tools_all'] = list(merged['__tools_version_probes'])
+    # the plan table: the tool files' install data of the OS's install family
+    assert merged['__tools_plan'] == "{{ __tools_install_family | default('') | perflab.network.tool_install_plan }}"
+    merged['__tools_plan'] = tool_install_plan(merged.get('__tools_install_family'))
     data = dict((key[len('__tools_'):], _render(value)) for key, value in merged.items())
     data.setdefault('plan', {})
     return data
