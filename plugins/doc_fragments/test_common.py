@@ -99,6 +99,16 @@ options:
         reason instead of V(failed), and the module does not fail.
     type: bool
     default: false
+  server_interface:
+    description:
+      - The server's data interface (the benchmark role passes the plan's), kept in the record as C(server.interface);
+        the client cannot read it.
+    type: str
+  server_mtu:
+    description:
+      - The MTU of the server's data interface when known on the controller, kept as C(server.mtu); the goodput
+        ceiling of C(limited_by) uses the smaller of both sides' MTU.
+    type: int
   link_mbps:
     description:
       - The speed of the link the test crosses, in Mbit/s (a shaped link's rate, or a path slower than the

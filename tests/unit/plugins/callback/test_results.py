@@ -573,3 +573,16 @@ def test_an_auto_test_says_why_it_stopped_and_drops_what_it_did_not_need():
     # 6 of the 10 planned repetitions will not come: 12 - 6
     assert counter == '[2/6]'
     assert 'auto: stop, ci 3.1 % <= 5 % after 4 runs' in results_callback.progress_line(counter, stopped, eta)
+
+
+def test_progress_line_says_what_limited_the_test():
+    record = {'test_id': 'iperf3/tcp_stream/parallel=1', 'config': 'L', 'client': {'name': 'lab2'},
+              'server': {'name': 'lab1'}, 'status': 'ok', 'primary': 'throughput_mbps',
+              'metrics': {'throughput_mbps': {'value': 940.0, 'unit': 'Mbit/s'}},
+              'limited_by': {'verdict': 'cpu', 'evidence': 'client core cpu1 97 % busy', 'cpu': {'busiest': 'cpu1'}}}
+    assert results_callback.progress_line('[1]', record, None).endswith('940.0 Mbit/s · limited by cpu cpu1')
+    window = dict(record, limited_by={'verdict': 'window', 'evidence': 'rwnd_limited 80 %'})
+    assert results_callback.progress_line('[1]', window, None).endswith('· limited by window')
+    # a failed record has no verdict
+    failed = dict(record, status='failed', error='boom', limited_by=None)
+    assert 'limited by' not in results_callback.progress_line('[1]', failed, None)
