@@ -11,7 +11,8 @@
 runner.py, bench_server, bench_preflight and system_profile call only this interface:
 
 - ``ping_argv(address, wait, size=None)`` (with ``size``: a don't-fragment probe of that payload)
-- ``interface_exists(name)``, ``existing_interfaces()``, ``interface_mtu(name)``, ``nic_sampler(name)``
+- ``interface_exists(name)``, ``existing_interfaces()``, ``interface_mtu(name)``, ``nic_sampler(name, peer=None)``
+  (with ``peer`` it also samples what limited the test: limits.py), ``rtt_argv(address)``
 - ``listening_ports()`` ({tcp: [..], udp: [..]}), ``tcp_listeners(port)`` ([{address, port, pid, comm}])
 - ``pid_alive(pid)``, ``process_cmdline(pid)``, ``same_network_namespace(pid)``, ``process_nofile(pid)``,
   ``group_members(pgid)``, ``kill_group(pgid)``

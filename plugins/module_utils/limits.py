@@ -294,6 +294,7 @@ def verdict(record, samples):
         core = next(c for c in cpu['cores'] if c['cpu'] == cpu['busiest'])
         if core['busy'] >= CPU_BUSY_PCT:
             out['side'] = 'client'
+            out['saturated'] = [c['cpu'] for c in cpu['cores'] if c['busy'] >= CPU_BUSY_PCT]
             return done('cpu', 'client core %s %.0f %% busy: user %.0f, system %.0f, irq %.0f, softirq %.0f %%' % (
                 cpu['busiest'], core['busy'], core['user'], core['system'], core['irq'], core['softirq']))
     why = []

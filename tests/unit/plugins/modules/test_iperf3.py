@@ -210,6 +210,19 @@ def test_nic_cross_check(tools, capsys, monkeypatch):
     tools([fixture('3.12/tcp.json')])
     record = run_module({'server': '10.201.1.2', 'duration': 2, 'nic_interface': 'lo'}, capsys)['perflab_result'][0]
     assert record['status'] == 'ok' and record['metrics']['nic_tx_mbps']['value'] == 20000.0
+    # what limited it: sampled on this host (real /proc/stat and lo's drop counters; the ping's real output)
+    limited = record['limited_by']
+    assert limited['verdict'] in ('link', 'nic', 'loss', 'window', 'cpu', 'unknown') and limited['evidence']
+    assert limited['path_rtt'] == {'min_ms': 0.038, 'avg_ms': 0.043, 'max_ms': 0.048}
+    assert limited['cpu']['busiest'] and set(limited['nic_drops']) <= set(('rx_dropped', 'tx_dropped', 'rx_errors',
+                                                                           'tx_errors', 'rx_missed_errors'))
+    assert record['server']['interface'] is None and result['perflab_result'][0]['limited_by'] is None   # failed
+    # without nic_interface nothing is sampled: the verdict says so
+    tools([fixture('3.12/tcp.json')])
+    record = run_module({'server': '10.201.1.2', 'duration': 2, 'server_interface': 'data0', 'server_mtu': 9000},
+                        capsys)['perflab_result'][0]
+    assert record['limited_by']['verdict'] == 'unknown' and 'no nic_interface' in record['limited_by']['evidence']
+    assert record['server']['interface'] == 'data0' and record['server']['mtu'] == 9000
 
 
 def test_check_mode_runs_nothing(tools, capsys):

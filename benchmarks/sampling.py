@@ -1,0 +1,120 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Cost of the runner's sampling: the same test with sampling on and off, side by side in one run.
+
+It brings up a private two-host lab (``playbooks/lab_up.yml``, lab ``bperf``) shaped to ``--rate`` Mbit/s at
+MTU ``--mtu`` (as fidelity.py: the link, not the CPU noise of a shared machine, sets a stream's rate),
+installs iperf3 and netperf once, starts their servers on lab1, then for each case (iperf3 ``tcp_stream``:
+throughput; netperf ``tcp_rr``: latency as transactions/s) runs ``--pairs`` pairs through the module on lab2,
+alternating which half goes first:
+
+* ``on``: with ``nic_interface`` (the NIC counters every second, and what says what limited the test:
+  a ping before it, /proc/stat and the drop counters at its ends, ``ss -tin`` every second);
+* ``off``: the same arguments without ``nic_interface``: nothing is sampled.
+
+It prints every pair, the median on/off ratio per case with its spread, and PASS/FAIL against the goal
+0.99 <= median ratio <= 1.01, with the load average (the machine may be shared: read the spread too).
+
+    .venv/bin/python benchmarks/sampling.py --pairs 5 --duration 5
+"""
+
+from __future__ import (absolute_import, division, print_function)
+
+import argparse
+import sys
+import time
+
+import labbench
+from labbench import load_average, log, median
+
+LOW, HIGH = 0.99, 1.01
+CASES = [('iperf3', 'tcp_stream', 5201), ('netperf', 'tcp_rr', 12865)]
+
+
+def module_args(tool, test, port, duration, server, client):
+    args = {'server': server, 'port': port, 'test': test, 'duration': duration, 'bind': client}
+    if tool == 'netperf':
+        args['data_port'] = port + 1
+    return args
+
+
+def run_half(lab, tool, args):
+    result, _elapsed = lab.module('lab2', 'perflab.network.' + tool, args)
+    if result.get('failed'):
+        raise RuntimeError('%s through the module failed: %s' % (tool, result.get('msg')))
+    record = result['perflab_result'][0]
+    return record['metrics'][record['primary']]['value'], record.get('limited_by')
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
+    parser.add_argument('--pairs', type=int, default=5, help='on/off pairs per case (default 5)')
+    parser.add_argument('--duration', type=int, default=5, help='seconds per run (default 5)')
+    parser.add_argument('--rate', type=int, default=1000, help='lab link rate in Mbit/s, 0 = unshaped (default 1000)')
+    parser.add_argument('--mtu', type=int, default=9000, help='lab data MTU (default 9000)')
+    parser.add_argument('--cases', nargs='+', default=['%s/%s' % (t, s) for t, s, _p in CASES],
+                        help='tool/test cases (default: %(default)s)')
+    labbench.add_lab_arguments(parser)
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    lab = labbench.Lab(args.lab, args.mgmt, args.data, rate_mbit=args.rate, mtu=args.mtu)
+    cases = [case for case in CASES if '%s/%s' % case[:2] in args.cases]
+    log('sampling: lab %s (%s, %s), link %s, MTU %d, %d pairs of %d s runs per case; workdir %s'
+        % (lab.name, lab.mgmt, lab.data, '%d Mbit/s' % args.rate if args.rate else 'unshaped', args.mtu, args.pairs,
+           args.duration, lab.workdir))
+    log('load average at start: %s' % load_average())
+    servers = []
+    results = []
+    try:
+        labbench.set_up(lab, args.tools_installed)
+        hosts = lab.hostvars()
+        server, client = hosts['lab1']['perflab_data_address'], hosts['lab2']['perflab_data_address']
+        interface = hosts['lab2']['perflab_data_interface']
+        servers = [{'tool': tool, 'port': port, 'bind': server} for tool, _test, port in cases]
+        labbench.start_servers(lab, 'lab1', servers)
+        for tool, test, port in cases:
+            pairs = []
+            for number in range(args.pairs):
+                values = {}
+                for kind in (('on', 'off') if number % 2 == 0 else ('off', 'on')):
+                    half = module_args(tool, test, port, args.duration, server, client)
+                    if kind == 'on':
+                        half['nic_interface'] = interface
+                    values[kind], limited = run_half(lab, tool, half)
+                    if kind == 'on':
+                        values['verdict'] = (limited or {}).get('verdict')
+                values['ratio'] = values['on'] / values['off']
+                values['load'] = load_average()
+                pairs.append(values)
+                log('%s %s pair %d: on %.2f, off %.2f, ratio %.4f (limited by %s); load %s'
+                    % (tool, test, number + 1, values['on'], values['off'], values['ratio'], values['verdict'],
+                       values['load']))
+            results.append((tool, test, 'transactions/s' if test.endswith('_rr') else 'Mbit/s', pairs))
+    finally:
+        labbench.tear_down(lab, servers, args.keep_lab)
+
+    print()
+    print('%-8s %-11s %12s %12s %10s %10s %10s  %s' % (
+        'tool', 'test', 'on (med)', 'off (med)', 'ratio med', 'ratio min', 'ratio max', 'verdict'))
+    failed = 0
+    for tool, test, unit, pairs in results:
+        ratio = median([p['ratio'] for p in pairs])
+        verdict = 'PASS' if LOW <= ratio <= HIGH else 'FAIL'
+        failed += verdict == 'FAIL'
+        print('%-8s %-11s %12.2f %12.2f %10.4f %10.4f %10.4f  %s  (%s)' % (
+            tool, test, median([p['on'] for p in pairs]), median([p['off'] for p in pairs]), ratio,
+            min(p['ratio'] for p in pairs), max(p['ratio'] for p in pairs), verdict, unit))
+    print()
+    print('goal: %.2f <= median(on / off) <= %.2f for each case, %d pairs of %d s runs alternated: %s'
+          % (LOW, HIGH, args.pairs, args.duration, 'PASS' if not failed and results else 'FAIL'))
+    print('how: ad-hoc module runs with and without nic_interface (the one sampler: NIC counters, ping, /proc/stat, '
+          'drop counters, ss -tin); link %s at MTU %d; load average now %s; total %.0f s'
+          % ('%d Mbit/s' % args.rate if args.rate else '(unshaped)', args.mtu, load_average(),
+             time.perf_counter() - started))
+    return 0 if not failed and results else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
