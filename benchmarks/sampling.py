@@ -21,12 +21,11 @@ It prints every pair, the median on/off ratio per case with its spread, and PASS
 
 from __future__ import (absolute_import, division, print_function)
 
-import argparse
 import sys
 import time
 
 import labbench
-from labbench import load_average, log, median
+from labbench import load_average, log
 
 LOW, HIGH = 0.99, 1.01
 CASES = [('iperf3', 'tcp_stream', 5201), ('netperf', 'tcp_rr', 12865)]
@@ -48,32 +47,13 @@ def run_half(lab, tool, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
-    parser.add_argument('--pairs', type=int, default=5, help='on/off pairs per case (default 5)')
-    parser.add_argument('--duration', type=int, default=5, help='seconds per run (default 5)')
-    parser.add_argument('--rate', type=int, default=1000, help='lab link rate in Mbit/s, 0 = unshaped (default 1000)')
-    parser.add_argument('--mtu', type=int, default=9000, help='lab data MTU (default 9000)')
-    parser.add_argument('--cases', nargs='+', default=['%s/%s' % (t, s) for t, s, _p in CASES],
-                        help='tool/test cases (default: %(default)s)')
-    labbench.add_lab_arguments(parser)
-    args = parser.parse_args()
-
     started = time.perf_counter()
-    lab = labbench.Lab(args.lab, args.mgmt, args.data, rate_mbit=args.rate, mtu=args.mtu)
-    cases = [case for case in CASES if '%s/%s' % case[:2] in args.cases]
-    log('sampling: lab %s (%s, %s), link %s, MTU %d, %d pairs of %d s runs per case; workdir %s'
-        % (lab.name, lab.mgmt, lab.data, '%d Mbit/s' % args.rate if args.rate else 'unshaped', args.mtu, args.pairs,
-           args.duration, lab.workdir))
-    log('load average at start: %s' % load_average())
+    args, lab, cases = labbench.pair_start('sampling', __doc__, CASES, ('on', 'off'), 5)
     servers = []
     results = []
     try:
-        labbench.set_up(lab, args.tools_installed)
-        hosts = lab.hostvars()
-        server, client = hosts['lab1']['perflab_data_address'], hosts['lab2']['perflab_data_address']
-        interface = hosts['lab2']['perflab_data_interface']
-        servers = [{'tool': tool, 'port': port, 'bind': server} for tool, _test, port in cases]
-        labbench.start_servers(lab, 'lab1', servers)
+        servers, server, client, lab2 = labbench.set_up_servers(lab, args, cases)
+        interface = lab2['perflab_data_interface']
         for tool, test, port in cases:
             pairs = []
             for number in range(args.pairs):
@@ -95,24 +75,13 @@ def main():
     finally:
         labbench.tear_down(lab, servers, args.keep_lab)
 
-    print()
-    print('%-8s %-11s %12s %12s %10s %10s %10s  %s' % (
-        'tool', 'test', 'on (med)', 'off (med)', 'ratio med', 'ratio min', 'ratio max', 'verdict'))
-    failed = 0
-    for tool, test, unit, pairs in results:
-        ratio = median([p['ratio'] for p in pairs])
-        verdict = 'PASS' if LOW <= ratio <= HIGH else 'FAIL'
-        failed += verdict == 'FAIL'
-        print('%-8s %-11s %12.2f %12.2f %10.4f %10.4f %10.4f  %s  (%s)' % (
-            tool, test, median([p['on'] for p in pairs]), median([p['off'] for p in pairs]), ratio,
-            min(p['ratio'] for p in pairs), max(p['ratio'] for p in pairs), verdict, unit))
+    failed = labbench.print_ratios(results, ('on', 'off'), LOW, HIGH)
     print()
     print('goal: %.2f <= median(on / off) <= %.2f for each case, %d pairs of %d s runs alternated: %s'
           % (LOW, HIGH, args.pairs, args.duration, 'PASS' if not failed and results else 'FAIL'))
     print('how: ad-hoc module runs with and without nic_interface (the one sampler: NIC counters, ping, /proc/stat, '
           'drop counters, ss -tin); link %s at MTU %d; load average now %s; total %.0f s'
-          % ('%d Mbit/s' % args.rate if args.rate else '(unshaped)', args.mtu, load_average(),
-             time.perf_counter() - started))
+          % (labbench.link_text(args.rate), args.mtu, load_average(), time.perf_counter() - started))
     return 0 if not failed and results else 1
 
 

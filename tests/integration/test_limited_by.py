@@ -4,8 +4,9 @@
 One playbook: lab1 serves iperf3, lab2 runs a 2 s test per case with the NIC sampler on data0, each case
 labelled by its ``config`` and set up and undone around its test:
 - link: tbf shapes lab2's data0 to 200 Mbit/s (link_mbps 200) -> ``link``
-- cpu: lab2 receives (tcp_maerts) with its module, so iperf3 and the sampler, pinned to core 0 beside a
-  busy loop on core 0 -> ``cpu`` naming cpu0 (veth has no line rate: link_mbps 100000 says the link is not it)
+- cpu: lab2 receives (tcp_maerts); its sshd is pinned to core 0 and the connection renewed, so the module,
+  iperf3 and the sampler run on core 0 beside a busy loop there -> ``cpu`` with cpu0 saturated (veth has no
+  line rate: link_mbps 100000 says the link is not it)
 - window: iperf3 ``window: 4K`` -> ``window`` (rwnd/sndbuf limited, the BDP against the buffer)
 - loss: nftables drops 5 % of lab2's packets on lab1's input at random -> ``loss``
 - target: UDP at 20 Mbit/s -> ``target``
@@ -23,8 +24,8 @@ pytestmark = pytest.mark.lab
 NAME, MGMT, DATA = 'lim35', '10.246.0.0/24', '10.246.1.0/24'
 
 PLAYBOOK = '''---
-- name: Tools and a server
-  hosts: perflab_servers
+- name: Tools
+  hosts: perflab_lab
   gather_facts: false
   tasks:
     - name: Install iperf3
@@ -32,6 +33,11 @@ PLAYBOOK = '''---
         name: perflab.network.tools
       vars:
         tools_list: [iperf3]
+
+- name: A server
+  hosts: perflab_servers
+  gather_facts: false
+  tasks:
     - name: Start an iperf3 server
       perflab.network.bench_server:
         tool: iperf3
@@ -52,12 +58,6 @@ PLAYBOOK = '''---
       server_interface: "{{ hostvars[perflab_peer].perflab_data_interface }}"
       run_id: lim35
   tasks:
-    - name: Install iperf3
-      ansible.builtin.include_role:
-        name: perflab.network.tools
-      vars:
-        tools_list: [iperf3]
-
     - name: Link
       block:
         - name: Shape data0 with tbf
@@ -79,10 +79,18 @@ PLAYBOOK = '''---
 
     - name: CPU
       block:
+        # every process the next SSH connection starts (the module, iperf3, the sampler) inherits core 0
+        - name: Pin lab2's sshd to core 0 (its mask kept)
+          ansible.builtin.command:
+            argv: [sh, -c, 'p=$(pgrep -o -x sshd); taskset -p "$p" | sed "s/.*: //" > /tmp/lim35-sshd.mask;
+                            taskset -p -c 0 "$p"']
+          changed_when: true
+        - name: A new connection, from the pinned sshd
+          ansible.builtin.meta: reset_connection
         - name: A busy loop on core 0 (bounded, its pid kept to stop it)
           ansible.builtin.command:
-            argv: [sh, -c, 'echo $$ > /tmp/lim35-busy.pid; exec timeout 15 taskset -c 0 sh -c "while :; do :; done"']
-          async: 15
+            argv: [sh, -c, 'echo $$ > /tmp/lim35-busy.pid; exec timeout 20 taskset -c 0 sh -c "while :; do :; done"']
+          async: 25
           poll: 0
           changed_when: true
         - name: The receiver pinned to core 0
@@ -91,8 +99,6 @@ PLAYBOOK = '''---
             test: tcp_maerts
             config: cpu
             link_mbps: 100000
-          vars:
-            ansible_python_interpreter: /usr/bin/taskset -c 0 /usr/bin/python3
           ignore_errors: true
       always:
         - name: Stop the busy loop (timeout passes the TERM on)
@@ -100,6 +106,12 @@ PLAYBOOK = '''---
             argv: [sh, -c, 'kill "$(cat /tmp/lim35-busy.pid)"']
           changed_when: true
           failed_when: false
+        - name: Give sshd its mask back
+          ansible.builtin.command:
+            argv: [sh, -c, 'taskset -p "$(cat /tmp/lim35-sshd.mask)" "$(pgrep -o -x sshd)"']
+          changed_when: true
+        - name: A connection from the unpinned sshd
+          ansible.builtin.meta: reset_connection
 
     - name: A tiny socket buffer
       perflab.network.iperf3:
@@ -161,7 +173,7 @@ def test_each_verdict_provoked_on_the_lab(lab, tmp_path):
     assert res.rc == 0, res.stdout[-5000:] + res.stderr[-2000:]
     records = [json.loads(line) for line in (results / 'lim35.jsonl').read_text().splitlines() if line.strip()]
     by_case = dict((r['config'], r) for r in records if r.get('schema') and r.get('config'))
-    assert sorted(by_case) == ['cpu', 'link', 'loss', 'target', 'window'], sorted(by_case)
+    assert sorted(by_case) == ['cpu', 'link', 'loss', 'target', 'window'], (sorted(by_case), res.stdout[-6000:])
     for case, record in sorted(by_case.items()):
         assert record['status'] == 'ok', (case, record['error'])
         limited = record['limited_by']
