@@ -39,6 +39,9 @@ UDP_HEADERS = 28
 ETHERNET_WIRE = 38
 TBF_FRAME = 14
 
+# a connection that sent fewer segments is a tool's control connection, not a data one
+CONTROL_SEGMENTS = 100
+
 PROC_STAT_FIELDS = ('user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal')
 DROP_COUNTERS = ('rx_dropped', 'tx_dropped', 'rx_errors', 'tx_errors', 'rx_missed_errors')
 
@@ -184,6 +187,8 @@ def tcp_summary(connections):
     share of the busy time over all, retransmitted segments over the segments sent."""
     if not connections:
         return None
+    # the test's data connections: a control connection (iperf3's, netperf's) sends a few segments only
+    connections = [c for c in connections if (c.get('data_segs_out') or 0) >= CONTROL_SEGMENTS] or connections
     busy = sum(c.get('busy_ms') or 0 for c in connections)
     summary = {'connections': len(connections),
                'cwnd': [c.get('cwnd') for c in connections],

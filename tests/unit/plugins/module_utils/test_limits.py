@@ -6,6 +6,7 @@ verdict of what limited a test."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import json
 import os
 
 import pytest
@@ -174,3 +175,28 @@ def test_nic_sampler_samples_cpu_drops_and_the_tcp_state_of_a_real_transfer():
     assert set(sampled['nic_drops']) == set(limits.DROP_COUNTERS) and sampled['nic_packets'] > 0
     assert sampled['tcp']['connections'] >= 1 and sampled['tcp']['busy_ms'] > 0
     assert nic.NicSampler('lo').limits() is None   # no peer: nothing sampled beyond the counters
+
+
+SAMPLED = ('cpu', 'tcp', 'nic_drops', 'nic_packets', 'path_rtt', 'not_sampled')
+
+
+@pytest.mark.parametrize('case', ['link', 'cpu', 'window', 'loss', 'target'])
+def test_verdict_on_the_samples_of_the_lab(case):
+    # records of tests/integration/test_limited_by.py on lab lim35 (2026-12-03, a loaded 2-core machine: both
+    # cores 100 % busy in every case, which is why cpu comes last): the verdict again from their samples
+    records = dict((r['config'], r) for r in json.loads(fixture('limits', 'lab-lim35-records.json')))
+    record = records[case]
+    samples = dict((key, record['limited_by'].get(key)) for key in SAMPLED)
+    out = limits.verdict(dict(record, limited_by=None), samples)
+    assert out['verdict'] == case, out['evidence']
+    assert out['evidence'] == record['limited_by']['evidence'] or case == 'window'
+
+
+def test_the_lab_window_case_without_its_control_connection():
+    window = json.loads(fixture('limits', 'lab-lim35-records.json'))
+    tcp = [r for r in window if r['config'] == 'window'][0]['limited_by']['tcp']
+    assert tcp['rwnd_limited_pct'] == 58.0 and tcp['snd_wnd'] == [65536, 2896]   # as sampled: control + data
+    data = {'data_segs_out': 40800, 'busy_ms': 2000, 'rwnd_limited_ms': 1160, 'snd_wnd': 2896, 'minrtt_ms': 0.007}
+    control = {'data_segs_out': 27, 'busy_ms': 0, 'snd_wnd': 65536, 'minrtt_ms': 0.005}
+    summary = limits.tcp_summary([control, data])
+    assert summary['connections'] == 1 and summary['snd_wnd'] == [2896] and summary['rwnd_limited_pct'] == 58.0
