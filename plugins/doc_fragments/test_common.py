@@ -49,6 +49,10 @@ options:
     description:
       - Client-side interface whose byte counters are sampled every second during the test
         (cross-check of the tool's throughput, metrics C(nic_rx_mbps) and C(nic_tx_mbps)).
+      - With it the same sampler reads what limited the test, for the record's C(limited_by) (its verdict and
+        evidence, see the collection's docs/result-record.md) - a short ping to O(server) before the test,
+        per-core CPU and the interface's drop/error counters at its start and end, C(ss -tin) of the connections
+        to O(server) every second. Without it C(limited_by) says nothing was sampled.
       - Must exist on the host; checked before anything runs.
     type: str
   bind:
