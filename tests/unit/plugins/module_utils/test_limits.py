@@ -200,3 +200,23 @@ def test_the_lab_window_case_without_its_control_connection():
     control = {'data_segs_out': 27, 'busy_ms': 0, 'snd_wnd': 65536, 'minrtt_ms': 0.005}
     summary = limits.tcp_summary([control, data])
     assert summary['connections'] == 1 and summary['snd_wnd'] == [2896] and summary['rwnd_limited_pct'] == 58.0
+
+
+def test_freebsd_sampler_gives_cpu_and_drops_and_says_it_has_no_tcp_state():
+    from ansible_collections.perflab.network.plugins.module_utils import host_platform
+    netstat = [fixture('freebsd', 'netstat-ibdn-ohai-vtnet0.txt')]
+    cp_times = ['10 0 5 2 83 20 0 10 4 66', '60 0 15 12 83 25 0 12 4 129']
+
+    def read():
+        return bsd.parse_netstat_link(netstat[0], 'vtnet0')
+    sampler = host_platform.FreeBSDNicSampler('vtnet0', interval=5, read=read, peer='10.0.0.1',
+                                              cp_times=lambda: cp_times.pop(0))
+    with sampler:
+        # the real row with 12 more input drops at the end of the test
+        netstat[0] = netstat[0].replace('  579     0     0      46746', '  679     0    12      56746')
+    sampled = sampler.limits()
+    assert sampled['cpu']['busiest'] == 'cpu0' and sampled['cpu']['cores'][0]['busy'] == 100.0
+    assert sampled['nic_drops']['rx_dropped'] == 12 and sampled['tcp'] is None
+    assert any('FreeBSD: no ss' in text for text in sampled['not_sampled'])
+    out = limits.verdict(record(300.0, link=None), sampled)
+    assert out['verdict'] == 'nic' and 'rx_dropped 12' in out['evidence']
