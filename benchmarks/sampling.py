@@ -13,7 +13,9 @@ alternating which half goes first:
   a ping before it, /proc/stat and the drop counters at its ends, ``ss -tin`` every second);
 * ``off``: the same arguments without ``nic_interface``: nothing is sampled.
 
-It prints every pair, the median on/off ratio per case with its spread, and PASS/FAIL against the goal
+It first measures the sampler's own CPU time per second of a test on this host (``lo``, 10 s: its reads and
+its ``ss`` children), then prints every pair, the median on/off ratio per case with its spread, and PASS/FAIL
+against the goal
 0.99 <= median ratio <= 1.01, with the load average (the machine may be shared: read the spread too).
 
     .venv/bin/python benchmarks/sampling.py --pairs 5 --duration 5
@@ -31,11 +33,28 @@ LOW, HIGH = 0.99, 1.01
 CASES = [('iperf3', 'tcp_stream', 5201), ('netperf', 'tcp_rr', 12865)]
 
 
-def module_args(tool, test, port, duration, server, client):
+def module_args(tool, test, port, duration, server, client, link_mbps=None):
     args = {'server': server, 'port': port, 'test': test, 'duration': duration, 'bind': client}
+    if link_mbps:
+        args['link_mbps'] = link_mbps   # the shaped rate: limited_by judges the link against it
     if tool == 'netperf':
         args['data_port'] = port + 1
     return args
+
+
+def sampler_cpu_cost(seconds, peer='127.0.0.1', interface='lo'):
+    """CPU seconds the sampler itself spends per second of a test (its thread's reads and its ss children), on
+    this host: a figure that a loaded machine does not move the way it moves a throughput or a rate."""
+    import resource
+    from ansible_collections.perflab.network.plugins.module_utils import nic
+
+    def used():
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    before = used()
+    with nic.NicSampler(interface, peer=peer):
+        time.sleep(seconds)
+    return (used() - before) / seconds
 
 
 def run_half(lab, tool, args):
@@ -49,6 +68,9 @@ def run_half(lab, tool, args):
 def main():
     started = time.perf_counter()
     args, lab, cases = labbench.pair_start('sampling', __doc__, CASES, ('on', 'off'), 5)
+    cost = sampler_cpu_cost(10)
+    log('the sampler\'s own CPU on this host (lo, 10 s): %.2f ms per second = %.3f %% of one core'
+        % (cost * 1e3, cost * 100))
     servers = []
     results = []
     try:
@@ -59,7 +81,7 @@ def main():
             for number in range(args.pairs):
                 values = {}
                 for kind in (('on', 'off') if number % 2 == 0 else ('off', 'on')):
-                    half = module_args(tool, test, port, args.duration, server, client)
+                    half = module_args(tool, test, port, args.duration, server, client, args.rate)
                     if kind == 'on':
                         half['nic_interface'] = interface
                     values[kind], limited = run_half(lab, tool, half)
