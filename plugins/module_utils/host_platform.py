@@ -79,8 +79,8 @@ class LinuxHost(object):
 
     @staticmethod
     def rtt_argv(address):
-        """A short ping measuring the path's RTT before a test (three echoes 0.2 s apart)."""
-        return ['ping', '-c', '3', '-i', '0.2', '-W', '1', address]
+        """A short ping measuring the path's RTT before a test (two echoes 0.2 s apart: the first may wait for ARP, the minimum is the path's)."""
+        return ['ping', '-c', '2', '-i', '0.2', '-W', '1', address]
 
     @staticmethod
     def listening_ports():
@@ -215,7 +215,7 @@ class FreeBSDHost(object):
     def rtt_argv(address):
         """A short ping measuring the path's RTT before a test (FreeBSD's ping; ping6 for IPv6 as ping_argv)."""
         argv = bsd.ping_argv(address, 1)
-        return [argv[0], '-c', '3', '-i', '0.2', address]
+        return [argv[0], '-c', '2', '-i', '0.2', address]
 
     def _sockets(self):
         return bsd.parse_sockstat(self._out(bsd.sockstat_argv()))

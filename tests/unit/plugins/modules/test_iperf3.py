@@ -299,7 +299,7 @@ def test_a_rate_far_below_the_link_is_judged_against_the_path(tools, capsys, mon
     with_ping(1)
     record = run_module(args, capsys)['perflab_result'][0]
     # the RTT ping before the test (limits.py), then the don't-fragment probe after it
-    assert probes == [['ping', '-c', '3', '-i', '0.2', '-W', '1', '10.201.1.2'],
+    assert probes == [['ping', '-c', '2', '-i', '0.2', '-W', '1', '10.201.1.2'],
                       ['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '8972', '10.201.1.2']]
     assert record['status'] == 'failed' and 'does not carry packets of the MTU' in record['error']
     tools([fixture('3.12/tcp.json')])
