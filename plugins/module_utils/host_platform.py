@@ -79,7 +79,8 @@ class LinuxHost(object):
 
     @staticmethod
     def rtt_argv(address):
-        """A short ping measuring the path's RTT before a test (two echoes 0.2 s apart: the first may wait for ARP, the minimum is the path's)."""
+        """A short ping measuring the path's RTT before a test (two echoes 0.2 s apart: the first may wait for
+        ARP, the minimum is the path's)."""
         return ['ping', '-c', '2', '-i', '0.2', '-W', '1', address]
 
     @staticmethod
