@@ -130,6 +130,12 @@ def bond_events(before, after):
     return events
 
 
+def ss_argv(peer):
+    """``ss -tin`` of the established connections to ``peer`` (an IPv6 address in brackets: ss reads
+    ``::1`` as a port separator)."""
+    return ['ss', '-tin', 'state', 'established', 'dst', '[%s]' % peer if ':' in peer else peer]
+
+
 class NicSampler(object):
     """Context manager sampling ``interface`` every ``interval`` seconds in a thread.
 
@@ -189,7 +195,7 @@ class NicSampler(object):
     def read_tcp(self):
         """The connections to the peer now (limits.parse_ss), [] when ss is missing or fails."""
         try:
-            out = subprocess.run(['ss', '-tin', 'state', 'established', 'dst', self.peer], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            out = subprocess.run(ss_argv(self.peer), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                  timeout=5, check=False, universal_newlines=True)
         except (OSError, subprocess.SubprocessError):
             return []

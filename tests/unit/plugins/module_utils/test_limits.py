@@ -220,3 +220,12 @@ def test_freebsd_sampler_gives_cpu_and_drops_and_says_it_has_no_tcp_state():
     assert any('FreeBSD: no ss' in text for text in sampled['not_sampled'])
     out = limits.verdict(record(300.0, link=None), sampled)
     assert out['verdict'] == 'nic' and 'rx_dropped 12' in out['evidence']
+
+
+def test_ss_argv_brackets_an_ipv6_peer():
+    import subprocess
+    from ansible_collections.perflab.network.plugins.module_utils import nic
+    assert nic.ss_argv('10.0.0.2')[-1] == '10.0.0.2' and nic.ss_argv('::1')[-1] == '[::1]'
+    # the real ss accepts both (it refuses a bare ::1: "an inet prefix is expected")
+    for peer in ('127.0.0.1', '::1'):
+        assert subprocess.run(nic.ss_argv(peer), capture_output=True, check=False).returncode == 0
