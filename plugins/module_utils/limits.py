@@ -26,6 +26,8 @@ CPU_BUSY_PCT = 90.0
 # a sender's connections this long limited by the peer's receive window or its own send buffer
 # (share of the time the connection was busy)
 WINDOW_LIMITED_PCT = 30.0
+# ... or this long when the peer's window (snd_wnd) is below the bandwidth-delay product
+WINDOW_SOME_PCT = 10.0
 # a share of segments retransmitted (TCP) or datagrams lost (UDP) that limits a test
 LOSS_PCT = 0.5
 # drops/errors of the data NIC above this share of its packets (and at least a few)
@@ -284,11 +286,13 @@ def verdict(record, samples):
     if tcp and tcp.get('data_segs_out') and 100.0 * tcp['retrans'] / tcp['data_segs_out'] >= LOSS_PCT:
         share = 100.0 * tcp['retrans'] / tcp['data_segs_out']
         return done('loss', '%d of %d segments retransmitted (%.2f %%)' % (tcp['retrans'], tcp['data_segs_out'], share))
-    if tcp and max(tcp.get('rwnd_limited_pct') or 0, tcp.get('sndbuf_limited_pct') or 0) >= WINDOW_LIMITED_PCT:
+    limited = max(tcp.get('rwnd_limited_pct') or 0, tcp.get('sndbuf_limited_pct') or 0) if tcp else 0
+    rtt = (tcp or {}).get('minrtt_ms') or (samples.get('path_rtt') or {}).get('min_ms')
+    bdp = int((ceiling or rate) * 1e6 / 8 * rtt / 1e3) if rtt else None
+    windows = [w for w in (tcp or {}).get('snd_wnd') or [] if w]
+    # limited most of the time, or for a while with a peer's window below the bandwidth-delay product
+    if limited >= WINDOW_LIMITED_PCT or (limited >= WINDOW_SOME_PCT and bdp and windows and min(windows) < bdp):
         which = 'rwnd' if (tcp.get('rwnd_limited_pct') or 0) >= (tcp.get('sndbuf_limited_pct') or 0) else 'sndbuf'
-        rtt = tcp.get('minrtt_ms') or (samples.get('path_rtt') or {}).get('min_ms')
-        bdp = int((ceiling or rate) * 1e6 / 8 * rtt / 1e3) if rtt else None
-        windows = [w for w in tcp.get('snd_wnd') or [] if w]
         out['bdp_bytes'] = bdp
         return done('window', '%s limited %.0f %% of the busy time (%s); bandwidth-delay product %s bytes (%.1f Mbit/s x '
                               '%s ms) against a window of %s bytes' % (

@@ -229,3 +229,18 @@ def test_ss_argv_brackets_an_ipv6_peer():
     # the real ss accepts both (it refuses a bare ::1: "an inet prefix is expected")
     for peer in ('127.0.0.1', '::1'):
         assert subprocess.run(nic.ss_argv(peer), capture_output=True, check=False).returncode == 0
+
+
+def test_window_for_a_while_with_a_window_below_the_bdp():
+    # lab lim35's second run of the window case (iperf3 -w 4K): rwnd limited 38 % of the first second sampled
+    tcp = {'connections': 1, 'busy_ms': 936, 'rwnd_limited_ms': 360, 'rwnd_limited_pct': 38.5, 'sndbuf_limited_pct': 0.0,
+           'retrans': 1, 'data_segs_out': 39761, 'snd_wnd': [4344], 'minrtt_ms': 0.008}
+    assert limits.verdict(record(427.6, link=10000.0, mtu=1500), {'tcp': tcp})['verdict'] == 'window'
+    # 15 %: window only because 4344 bytes are below the 9414-byte BDP; with a window above it, not
+    some = dict(tcp, rwnd_limited_pct=15.0)
+    out = limits.verdict(record(427.6, link=10000.0, mtu=1500), {'tcp': some})
+    assert out['verdict'] == 'window' and out['bdp_bytes'] == 9414
+    assert limits.verdict(record(427.6, link=10000.0, mtu=1500), {'tcp': dict(some, snd_wnd=[65536])})['verdict'] \
+        == 'unknown'
+    assert limits.verdict(record(427.6, link=10000.0, mtu=1500), {'tcp': dict(some, rwnd_limited_pct=5.0)})['verdict'] \
+        == 'unknown'
