@@ -29,12 +29,11 @@ against the target 0.95 <= median ratio <= 1.05, with the load average.
 
 from __future__ import (absolute_import, division, print_function)
 
-import argparse
 import sys
 import time
 
 import labbench
-from labbench import load_average, log, median
+from labbench import load_average, log
 
 LOW, HIGH = 0.95, 1.05
 CASES = [('iperf3', 'tcp_stream', 5201), ('netperf', 'tcp_stream', 12865), ('nuttcp', 'tcp_stream', 5000),
@@ -51,36 +50,12 @@ def module_args(tool, test, port, duration, server, client):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
-    parser.add_argument('--pairs', type=int, default=5, help='module/hand pairs per case (default 5)')
-    parser.add_argument('--duration', type=int, default=10, help='seconds per run (default 10)')
-    parser.add_argument('--rate', type=int, default=1000, help='lab link rate in Mbit/s, 0 = unshaped (default 1000)')
-    parser.add_argument('--mtu', type=int, default=9000,
-                        help='lab data MTU (lab_mtu, default 9000: at 1500 with the lab\'s offloads off a loaded 2-core '
-                             'machine cannot always fill 1 Gbit/s, so the CPU, not the link, would set the numbers)')
-    parser.add_argument('--cases', nargs='+', default=['%s/%s' % (t, s) for t, s, _p in CASES],
-                        help='tool/test cases (default: %(default)s)')
-    labbench.add_lab_arguments(parser)
-    args = parser.parse_args()
-
     started = time.perf_counter()
-    lab = labbench.Lab(args.lab, args.mgmt, args.data, rate_mbit=args.rate, mtu=args.mtu)
-    cases = [case for case in CASES if '%s/%s' % case[:2] in args.cases]
-    log('fidelity: lab %s (%s, %s), link %s, MTU %d, %d pairs of %d s runs per case; workdir %s'
-        % (lab.name, lab.mgmt, lab.data, '%d Mbit/s' % args.rate if args.rate else 'unshaped', args.mtu, args.pairs,
-           args.duration, lab.workdir))
-    log('load average at start: %s' % load_average())
+    args, lab, cases = labbench.pair_start('fidelity', __doc__, CASES, ('module', 'hand'), 10)
     servers = []
     results = []
     try:
-        labbench.set_up(lab, args.tools_installed)
-        hosts = lab.hostvars()
-        server, client = hosts['lab1']['perflab_data_address'], hosts['lab2']['perflab_data_address']
-        for tool, _test, port in cases:
-            entry = {'tool': tool, 'port': port, 'bind': server}
-            if entry not in servers:
-                servers.append(entry)
-        labbench.start_servers(lab, 'lab1', servers)
+        servers, server, client, _lab2 = labbench.set_up_servers(lab, args, cases)
         for tool, test, port in cases:
             argv = None
             pairs = []
@@ -113,17 +88,8 @@ def main():
     finally:
         labbench.tear_down(lab, servers, args.keep_lab)
 
-    print()
-    print('%-8s %-11s %14s %14s %10s %10s %10s  %s' % (
-        'tool', 'test', 'module (med)', 'hand (med)', 'ratio med', 'ratio min', 'ratio max', 'verdict'))
-    failed = 0
-    for tool, test, unit, argv, pairs in results:
-        ratio = median([p['ratio'] for p in pairs])
-        verdict = 'PASS' if LOW <= ratio <= HIGH else 'FAIL'
-        failed += verdict == 'FAIL'
-        print('%-8s %-11s %14.2f %14.2f %10.4f %10.4f %10.4f  %s  (%s)' % (
-            tool, test, median([p['module'] for p in pairs]), median([p['hand'] for p in pairs]), ratio,
-            min(p['ratio'] for p in pairs), max(p['ratio'] for p in pairs), verdict, unit))
+    failed = labbench.print_ratios([(tool, test, unit, pairs) for tool, test, unit, _argv, pairs in results],
+                                   ('module', 'hand'), LOW, HIGH)
     print()
     for tool, test, unit, argv, pairs in results:
         print('%s %s by hand: %s' % (tool, test, ' '.join(argv)))
@@ -133,7 +99,7 @@ def main():
     print('how: ad-hoc module run vs the record\'s argv over plain ssh, parsed with the collection\'s parse functions; '
           'link shaped to %s at MTU %d so that the link, not the CPU noise of a shared machine, sets the rate; '
           'load average now %s; total %.0f s'
-          % ('%d Mbit/s' % args.rate if args.rate else '(unshaped)', args.mtu, load_average(), time.perf_counter() - started))
+          % (labbench.link_text(args.rate), args.mtu, load_average(), time.perf_counter() - started))
     return 0 if not failed and results else 1
 
 

@@ -12,6 +12,7 @@ the benchmarks import it from their own directory.
 
 from __future__ import (absolute_import, division, print_function)
 
+import argparse
 import json
 import os
 import shlex
@@ -210,6 +211,21 @@ def set_up(lab, tools_installed, **lab_vars):
         log('tools installed once: %.1f s' % lab.install_tools())
 
 
+def set_up_servers(lab, args, cases):
+    """set_up, then one server per tool and port of ``cases`` on lab1's data address; (servers, lab1's and
+    lab2's data addresses, lab2's hostvars)."""
+    set_up(lab, args.tools_installed)
+    hosts = lab.hostvars()
+    server, client = hosts['lab1']['perflab_data_address'], hosts['lab2']['perflab_data_address']
+    servers = []
+    for tool, _test, port in cases:
+        entry = {'tool': tool, 'port': port, 'bind': server}
+        if entry not in servers:
+            servers.append(entry)
+    start_servers(lab, 'lab1', servers)
+    return servers, server, client, hosts['lab2']
+
+
 def tear_down(lab, servers, keep_lab):
     """The end of every script: stop the servers it started on lab1, then bring the lab down unless kept."""
     if servers:
@@ -234,3 +250,52 @@ def parse_by_hand(tool, test, proc):
         raise RuntimeError('%s %s by hand failed: %s' % (tool, test, parsed['error']))
     primary = 'transactions_per_s' if test.endswith('_rr') else 'throughput_mbps'
     return parsed['metrics'][primary]
+
+
+def add_pair_arguments(parser, cases, halves, duration):
+    """The options of a script that runs each case in pairs (fidelity.py, sampling.py) on a shaped link."""
+    parser.add_argument('--pairs', type=int, default=5, help='%s/%s pairs per case (default 5)' % halves)
+    parser.add_argument('--duration', type=int, default=duration, help='seconds per run (default %d)' % duration)
+    parser.add_argument('--rate', type=int, default=1000, help='lab link rate in Mbit/s, 0 = unshaped (default 1000)')
+    parser.add_argument('--mtu', type=int, default=9000,
+                        help='lab data MTU (lab_mtu, default 9000: at 1500 with the lab\'s offloads off a loaded '
+                             '2-core machine cannot always fill 1 Gbit/s, so the CPU, not the link, would set the numbers)')
+    parser.add_argument('--cases', nargs='+', default=['%s/%s' % (t, s) for t, s, _p in cases],
+                        help='tool/test cases (default: %(default)s)')
+    add_lab_arguments(parser)
+
+
+def pair_start(what, doc, cases, halves, duration):
+    """(args, lab, the cases asked) of a pair script (fidelity.py, sampling.py), its first lines logged."""
+    parser = argparse.ArgumentParser(description=doc.split('\n\n', maxsplit=1)[0])
+    add_pair_arguments(parser, cases, halves, duration)
+    args = parser.parse_args()
+    lab = Lab(args.lab, args.mgmt, args.data, rate_mbit=args.rate, mtu=args.mtu)
+    log('%s: lab %s (%s, %s), link %s, MTU %d, %d pairs of %d s runs per case; workdir %s'
+        % (what, lab.name, lab.mgmt, lab.data, link_text(args.rate), args.mtu, args.pairs, args.duration,
+           lab.workdir))
+    log('load average at start: %s' % load_average())
+    return args, lab, [case for case in cases if '%s/%s' % case[:2] in args.cases]
+
+
+def link_text(rate):
+    return '%d Mbit/s' % rate if rate else 'unshaped'
+
+
+def print_ratios(results, halves, low, high):
+    """The table of a pair script: per case the medians of both halves and of their ratio (its min and max),
+    PASS when ``low <= median ratio <= high``; ``results``: (tool, test, unit, pairs), each pair a dict of both
+    halves' values and ``ratio``. Returns how many cases failed."""
+    print()
+    print('%-8s %-11s %14s %14s %10s %10s %10s  %s' % (
+        'tool', 'test', '%s (med)' % halves[0], '%s (med)' % halves[1], 'ratio med', 'ratio min', 'ratio max',
+        'verdict'))
+    failed = 0
+    for tool, test, unit, pairs in results:
+        ratio = median([p['ratio'] for p in pairs])
+        verdict = 'PASS' if low <= ratio <= high else 'FAIL'
+        failed += verdict == 'FAIL'
+        print('%-8s %-11s %14.2f %14.2f %10.4f %10.4f %10.4f  %s  (%s)' % (
+            tool, test, median([p[halves[0]] for p in pairs]), median([p[halves[1]] for p in pairs]), ratio,
+            min(p['ratio'] for p in pairs), max(p['ratio'] for p in pairs), verdict, unit))
+    return failed

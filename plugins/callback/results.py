@@ -17,7 +17,8 @@ description:
     fsync'ed before the next task result is handled, so that stopping or crashing a run loses nothing
     already measured.
   - Prints one progress line per record, for example
-    C([12/120] iperf3/tcp/parallel=5 · Debian 12 stock · lab1->lab2 · 9412.3 Mbit/s · ETA 00:41:10).
+    C([12/120] iperf3/tcp/parallel=5 · Debian 12 stock · lab1->lab2 · 9412.3 Mbit/s · limited by link · ETA 00:41:10);
+    C(limited by) is the record's C(limited_by) verdict (link, cpu and its core, window, loss, nic, target, unknown).
     The plan size and the estimate come from the C(perflab_plan) fact (C({total_tests, expected_duration_s,
     configurations})) that the benchmark role sets with M(ansible.builtin.set_fact) before its tests, and
     cover every configuration of a study (stock_vs_tuned's stock and tuned count as one study); without it
@@ -200,6 +201,7 @@ from ansible import context
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.perflab.network.plugins.module_utils import names
+from ansible_collections.perflab.network.plugins.module_utils import limits
 from ansible_collections.perflab.network.plugins.module_utils.record import add_design, new_run_id, primary_value
 from ansible_collections.perflab.network.plugins.module_utils.report import build, store, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.text import format_value
@@ -335,6 +337,10 @@ def progress_line(counter, record, eta):
     if value is not None:
         text = ('%.1f' % value) if abs(value) >= 100 else format_value(value)
         parts.append(('%s %s' % (text, record['metrics'][record['primary']].get('unit') or '')).strip())
+        limited = record.get('limited_by')
+        if isinstance(limited, dict) and limited.get('verdict'):
+            # what limited it, in a few words (limits.short): "limited by window", "limited by cpu cpu0"
+            parts.append('limited by %s' % limits.short(limited))
     else:
         parts.append('%s: %s' % ((status or 'failed').upper(), record.get('error') or 'no result'))
     auto = record.get('repetitions_auto')

@@ -49,6 +49,10 @@ options:
     description:
       - Client-side interface whose byte counters are sampled every second during the test
         (cross-check of the tool's throughput, metrics C(nic_rx_mbps) and C(nic_tx_mbps)).
+      - With it the same sampler reads what limited the test, for the record's C(limited_by) (its verdict and
+        evidence, see the collection's docs/result-record.md) - a short ping to O(server) before the test,
+        per-core CPU and the interface's drop/error counters at its start and end, C(ss -tin) of the connections
+        to O(server) every second. Without it C(limited_by) says nothing was sampled.
       - Must exist on the host; checked before anything runs.
     type: str
   bind:
@@ -99,6 +103,16 @@ options:
         reason instead of V(failed), and the module does not fail.
     type: bool
     default: false
+  server_interface:
+    description:
+      - The server's data interface (the benchmark role passes the plan's), kept in the record as C(server.interface);
+        the client cannot read it.
+    type: str
+  server_mtu:
+    description:
+      - The MTU of the server's data interface when known on the controller, kept as C(server.mtu); the goodput
+        ceiling of C(limited_by) uses the smaller of both sides' MTU.
+    type: int
   link_mbps:
     description:
       - The speed of the link the test crosses, in Mbit/s (a shaped link's rate, or a path slower than the

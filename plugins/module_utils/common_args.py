@@ -53,6 +53,8 @@ TEST_COMMON_ARGS = dict(
     repetition=dict(type='int', default=1),
     client_name=dict(type='str'),
     server_name=dict(type='str'),
+    server_interface=dict(type='str'),
+    server_mtu=dict(type='int'),
     test_id=dict(type='str'),
     title=dict(type='str'),
     optional=dict(type='bool', default=False),

@@ -70,10 +70,16 @@ def parse_netstat_link(text, interface):
         # a link row of an interface without a MAC (lo0) names the interface as its Address
         row = dict(zip(header, fields))
         try:
-            return {'rx_bytes': int(row['Ibytes']), 'tx_bytes': int(row['Obytes']),
-                    'rx_packets': int(row['Ipkts']), 'tx_packets': int(row['Opkts'])}
+            counters = {'rx_bytes': int(row['Ibytes']), 'tx_bytes': int(row['Obytes']),
+                        'rx_packets': int(row['Ipkts']), 'tx_packets': int(row['Opkts'])}
         except (KeyError, ValueError):
             return None
+        # the drop and error columns (Drop: the output drops, with -d), for what limited a test (limits.py)
+        for column, key in (('Ierrs', 'rx_errors'), ('Idrop', 'rx_dropped'), ('Oerrs', 'tx_errors'),
+                            ('Drop', 'tx_dropped')):
+            if row.get(column, '').isdigit():
+                counters[key] = int(row[column])
+        return counters
     return None
 
 

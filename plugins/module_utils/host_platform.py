@@ -11,7 +11,8 @@
 runner.py, bench_server, bench_preflight and system_profile call only this interface:
 
 - ``ping_argv(address, wait, size=None)`` (with ``size``: a don't-fragment probe of that payload)
-- ``interface_exists(name)``, ``existing_interfaces()``, ``interface_mtu(name)``, ``nic_sampler(name)``
+- ``interface_exists(name)``, ``existing_interfaces()``, ``interface_mtu(name)``, ``nic_sampler(name, peer=None)``
+  (with ``peer`` it also samples what limited the test: limits.py), ``rtt_argv(address)``
 - ``listening_ports()`` ({tcp: [..], udp: [..]}), ``tcp_listeners(port)`` ([{address, port, pid, comm}])
 - ``pid_alive(pid)``, ``process_cmdline(pid)``, ``same_network_namespace(pid)``, ``process_nofile(pid)``,
   ``group_members(pgid)``, ``kill_group(pgid)``
@@ -29,6 +30,7 @@ import platform
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import host_freebsd as bsd
+from ansible_collections.perflab.network.plugins.module_utils import limits
 from ansible_collections.perflab.network.plugins.module_utils import nic
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import sysprofile
@@ -71,8 +73,15 @@ class LinuxHost(object):
         return nic.interface_speed_mbps(name)
 
     @staticmethod
-    def nic_sampler(name, interval=1.0):
-        return nic.NicSampler(name, interval)
+    def nic_sampler(name, interval=1.0, peer=None):
+        """The NIC sampler; with ``peer`` also per-core CPU, drops and the TCP state (limits.py)."""
+        return nic.NicSampler(name, interval, peer=peer)
+
+    @staticmethod
+    def rtt_argv(address):
+        """A short ping measuring the path's RTT before a test (two echoes 0.2 s apart: the first may wait for
+        ARP, the minimum is the path's)."""
+        return ['ping', '-c', '2', '-i', '0.2', '-W', '1', address]
 
     @staticmethod
     def listening_ports():
@@ -126,7 +135,11 @@ def _stdout(argv, run=None):
 class FreeBSDNicSampler(nic.NicSampler):
     """NicSampler whose counters are ``netstat -ibn -I IF``'s link row (FreeBSD has no /sys)."""
 
-    def __init__(self, interface, interval=1.0, read=None):   # pylint: disable=super-init-not-called
+    not_sampled = ('FreeBSD: no ss, the TCP connections\' state is not sampled; kern.cp_times does not split '
+                   'soft from hard interrupts (both in irq)',)
+
+    def __init__(self, interface, interval=1.0, read=None, peer=None, cp_times=None):
+        # pylint: disable=super-init-not-called
         if not nic.valid_interface_name(interface):
             raise ValueError('invalid interface name: %r' % (interface,))
         self._read = read or (lambda: bsd.parse_netstat_link(_stdout(bsd.netstat_argv(interface)), interface))
@@ -134,7 +147,18 @@ class FreeBSDNicSampler(nic.NicSampler):
             raise ValueError('interface %s does not exist on this host' % interface)
         if interval <= 0:
             raise ValueError('interval must be > 0')
-        nic.NicSampler.__init__(self, interface, interval, sys_class_net=None, check=False)
+        nic.NicSampler.__init__(self, interface, interval, sys_class_net=None, check=False, peer=peer)
+        self._cp_times = cp_times or (lambda: _stdout(['sysctl', '-n', 'kern.cp_times']))
+
+    def read_cpu(self):
+        return limits.parse_kern_cp_times(self._cp_times()) or None
+
+    def read_drops(self):
+        counters = self._read() or {}
+        return dict((key, value) for key, value in counters.items() if key in limits.DROP_COUNTERS) or None
+
+    def read_tcp(self):
+        return []   # no ss on FreeBSD (sockstat has no TCP state): not_sampled says so
 
     def read_counters(self):
         counters = self._read()
@@ -183,9 +207,16 @@ class FreeBSDHost(object):
         """Not read on FreeBSD (ifconfig's media line names no rate for every driver): None, give link_mbps."""
         return None
 
-    def nic_sampler(self, name, interval=1.0):
+    def nic_sampler(self, name, interval=1.0, peer=None):
         return FreeBSDNicSampler(name, interval,
-                                 read=lambda: bsd.parse_netstat_link(self._out(bsd.netstat_argv(name)), name))
+                                 read=lambda: bsd.parse_netstat_link(self._out(bsd.netstat_argv(name)), name),
+                                 peer=peer, cp_times=lambda: self._out(['sysctl', '-n', 'kern.cp_times']))
+
+    @staticmethod
+    def rtt_argv(address):
+        """A short ping measuring the path's RTT before a test (FreeBSD's ping; ping6 for IPv6 as ping_argv)."""
+        argv = bsd.ping_argv(address, 1)
+        return [argv[0], '-c', '2', '-i', '0.2', address]
 
     def _sockets(self):
         return bsd.parse_sockstat(self._out(bsd.sockstat_argv()))

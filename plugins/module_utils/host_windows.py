@@ -407,11 +407,19 @@ class WindowsNicSampler(object):
     process' own; there are no samples in between (the rate is over the whole run).
     """
 
-    def __init__(self, host, interface):
+    def __init__(self, host, interface, peer=None):
         self.host = host
         self.interface = interface
         self.samples = []
         self._error = None
+        self.peer = peer
+
+    def limits(self):
+        """What Windows' samples give for limits.verdict: nothing beyond the byte counters (yet)."""
+        if self.peer is None:
+            return None
+        return {'not_sampled': ['Windows: per-core CPU, the TCP connections\' state and the adapter\'s discard '
+                                'and error counters are not sampled (only Get-NetAdapterStatistics\' bytes)']}
 
     def __enter__(self):
         self.host.sampling = self
@@ -479,8 +487,8 @@ class WindowsHost(object):
         """Not read on Windows (the adapter facts hold no speed): None; give the test link_mbps."""
         return None
 
-    def nic_sampler(self, name, interval=1.0):
-        return WindowsNicSampler(self, name)
+    def nic_sampler(self, name, interval=1.0, peer=None):
+        return WindowsNicSampler(self, name, peer)
 
     @staticmethod
     def path_is_absolute(path):

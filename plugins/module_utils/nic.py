@@ -13,9 +13,11 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import subprocess
 import threading
 import time
 
+from ansible_collections.perflab.network.plugins.module_utils import limits
 from ansible_collections.perflab.network.plugins.module_utils.common_args import valid_interface_name
 
 SYS_CLASS_NET = '/sys/class/net'
@@ -60,10 +62,10 @@ def interface_speed_mbps(name, sys_class_net=SYS_CLASS_NET):
     return float(speed) if speed > 0 else None
 
 
-def read_counters(name, sys_class_net=SYS_CLASS_NET):
-    """The four counters of ``name`` as ints."""
+def read_counters(name, sys_class_net=SYS_CLASS_NET, counters=COUNTERS):
+    """The four counters of ``name`` as ints (``counters``: others of its statistics folder)."""
     values = {}
-    for counter in COUNTERS:
+    for counter in counters:
         with open(os.path.join(sys_class_net, name, 'statistics', counter)) as handle:
             values[counter] = int(handle.read().strip())
     return values
@@ -128,6 +130,12 @@ def bond_events(before, after):
     return events
 
 
+def ss_argv(peer):
+    """``ss -tin`` of the established connections to ``peer`` (an IPv6 address in brackets: ss reads
+    ``::1`` as a port separator)."""
+    return ['ss', '-tin', 'state', 'established', 'dst', '[%s]' % peer if ':' in peer else peer]
+
+
 class NicSampler(object):
     """Context manager sampling ``interface`` every ``interval`` seconds in a thread.
 
@@ -136,10 +144,17 @@ class NicSampler(object):
     >>> sampler.result()
     {'interface': 'eth0', 'samples': [{'t': 0.0, 'rx_bytes': ...}, ...], 'rx_mbps': ..., 'tx_mbps': ...}
 
+    With ``peer`` (the server's address) it also samples what says what limited the test (limits.py):
+    per-core CPU and the data NIC's drop/error/missed counters at the start and the end, the TCP state of
+    the connections to ``peer`` (``ss -tin``) every interval; ``limits()`` returns them.
+
     Raises ValueError at construction for a missing interface.
     """
 
-    def __init__(self, interface, interval=1.0, sys_class_net=SYS_CLASS_NET, check=True):
+    # what this OS's counters cannot tell (a subclass names its own)
+    not_sampled = ()
+
+    def __init__(self, interface, interval=1.0, sys_class_net=SYS_CLASS_NET, check=True, peer=None):
         # check=False: a subclass with its own counters has checked the interface already
         if check and not valid_interface_name(interface):
             raise ValueError('invalid interface name: %r' % (interface,))
@@ -157,6 +172,55 @@ class NicSampler(object):
         self._error = None
         self._skipped = 0
         self._bond = [None, None]
+        self.peer = peer
+        self._cpu = [None, None]
+        self._drops = [None, None]
+        self._tcp = {}
+
+    def read_cpu(self):
+        """Per-core CPU time now (limits.parse_proc_stat's shape), None when unreadable."""
+        try:
+            with open('/proc/stat') as handle:
+                return limits.parse_proc_stat(handle.read())
+        except (IOError, OSError):
+            return None
+
+    def read_drops(self):
+        """The drop/error/missed counters of the interface now (those this OS has), None when unreadable."""
+        try:
+            return read_counters(self.interface, self.sys_class_net, limits.DROP_COUNTERS)
+        except (IOError, OSError, ValueError):
+            return None
+
+    def read_tcp(self):
+        """The connections to the peer now (limits.parse_ss), [] when ss is missing or fails."""
+        try:
+            out = subprocess.run(ss_argv(self.peer), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 timeout=5, check=False, universal_newlines=True)
+        except (OSError, subprocess.SubprocessError):
+            return []
+        return limits.parse_ss(out.stdout) if out.returncode == 0 else []
+
+    def _sample_limits(self, index):
+        if self.peer is None:
+            return
+        if index is not None:
+            self._cpu[index] = self.read_cpu()
+            self._drops[index] = self.read_drops()
+        limits.merge_ss(self._tcp, self.read_tcp())
+
+    def limits(self):
+        """What was sampled for limits.verdict: ``{cpu, tcp, nic_drops, nic_packets, not_sampled}``."""
+        if self.peer is None:
+            return None
+        packets = None
+        if len(self.samples) >= 2:
+            packets = sum(self.samples[-1][key] - self.samples[0][key] for key in ('rx_packets', 'tx_packets'))
+        return {'cpu': limits.cpu_usage(self._cpu[0], self._cpu[1]),
+                'tcp': limits.tcp_summary(list(self._tcp.values())),
+                'nic_drops': limits.counter_deltas(self._drops[0], self._drops[1]),
+                'nic_packets': packets,
+                'not_sampled': list(self.not_sampled)}
 
     def read_bond_state(self):
         """The bond's state when the interface is a Linux bond, else None (another OS: None)."""
@@ -198,10 +262,12 @@ class NicSampler(object):
         while not self._stop.wait(self.interval):
             if not self._try_sample():
                 return  # keep what we have
+            self._sample_limits(None)
 
     def __enter__(self):
         self._start = None
         self._bond[0] = self.read_bond_state()
+        self._sample_limits(0)
         self._try_sample()
         self._thread = threading.Thread(target=self._loop)
         self._thread.daemon = True
@@ -213,6 +279,7 @@ class NicSampler(object):
         self._thread.join()
         if self._error is None:
             self._try_sample()
+        self._sample_limits(1)
         if self._bond[0] is not None:
             self._bond[1] = self.read_bond_state()
         return False

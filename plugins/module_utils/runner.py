@@ -19,6 +19,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
+from ansible_collections.perflab.network.plugins.module_utils import limits
 from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
@@ -89,6 +90,15 @@ def probe_path(nic_host, host, server, mtu, wait=3):
     return result.rc == 0 and (getattr(nic_host, 'name', '') != 'Windows' or 'TTL=' in (result.stdout or ''))
 
 
+def measure_rtt(nic_host, host, server):
+    """The path's RTT before the test (limits.parse_ping_rtt of a short ping), None when it cannot be had."""
+    argv_of = getattr(nic_host, 'rtt_argv', None)
+    if argv_of is None:
+        return None
+    result = (host.run if host else process.run)(argv_of(server), timeout=5)
+    return limits.parse_ping_rtt(result.stdout) if not result.timed_out else None
+
+
 def run_test(module, tool, params, result_key='perflab_result', host=None, annotate=None):
     """Run one test of ``tool`` with ``params`` (validated); exits the module with its record.
 
@@ -129,8 +139,10 @@ def run_test(module, tool, params, result_key='perflab_result', host=None, annot
 
     timeout = tool.timeout(params)
     sampler = ended_t = None
+    path_rtt = None
     if interface:
-        with nic_host.nic_sampler(interface) as sampler:
+        path_rtt = measure_rtt(nic_host, host, params['server'])
+        with nic_host.nic_sampler(interface, peer=params['server']) as sampler:
             procs = _run_all(argvs, timeout, host)
             ended_t = sampler.elapsed()
     else:
@@ -185,6 +197,10 @@ def run_test(module, tool, params, result_key='perflab_result', host=None, annot
     if failures and params.get('optional') and all(result.get('unsupported') for result in parsed if result['error']):
         status = 'skipped'   # the tool refused the test it does not have (ethr 1.0's -p http)
     rec.finish_record(record, first, status, error='; '.join(failures) or None, raw=raw)
+    if record['status'] == 'ok':
+        samples = (sampler.limits() if sampler is not None and hasattr(sampler, 'limits') else None) \
+            or {'not_sampled': ['no nic_interface: nothing was sampled during the test']}
+        record['limited_by'] = limits.verdict(record, dict(samples, path_rtt=path_rtt))
     if annotate:
         annotate(record)
     extra = tool.result_extra(params, parsed, module)

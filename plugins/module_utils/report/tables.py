@@ -20,7 +20,7 @@ __metaclass__ = type
 
 import math
 
-from ansible_collections.perflab.network.plugins.module_utils import record, registry
+from ansible_collections.perflab.network.plugins.module_utils import limits, record, registry
 from ansible_collections.perflab.network.plugins.module_utils.report import stats
 from ansible_collections.perflab.network.plugins.module_utils.report.store import RESULT, SYSTEM, duplicates_note
 
@@ -44,7 +44,7 @@ NIC_COLUMNS = ('nic_rx_mbps', 'nic_tx_mbps', 'rx_bytes', 'tx_bytes', 'rx_packets
 TESTS_COLUMNS = ('test_id', 'test', 'configuration', 'metric', 'unit', 'better', 'runs', 'failed',
                  'skipped', 'mean', 'ci_low', 'ci_high', 'median', 'stdev', 'cv_percent', 'min', 'max',
                  'change_percent', 'change_ci_low', 'change_ci_high', 'p_value', 'p_holm', 'verdict',
-                 'significant', 'best', 'baseline', 'link_mbps', 'link_percent')
+                 'significant', 'best', 'baseline', 'link_mbps', 'link_percent', 'limited_by')
 
 # a comparison's columns in the Summary, after "<configuration> vs <baseline>"
 COMPARISON_SUFFIXES = ('(%)', 'CI low (%)', 'CI high (%)', 'p', 'p (Holm)', 'verdict')
@@ -141,10 +141,11 @@ def _most_common(counter):
 class _Cell(object):
     """What one configuration measured for one test."""
 
-    __slots__ = ('metrics', 'runs', 'failed', 'skipped', 'errors', 'links')
+    __slots__ = ('metrics', 'runs', 'failed', 'skipped', 'errors', 'links', 'limits')
 
     def __init__(self):
         self.links = []     # the link speeds (Mbit/s) the successful runs crossed (client.link_mbps)
+        self.limits = []    # what limited each successful run (limits.short of its limited_by)
         self.metrics = {}   # metric -> [values of successful runs]
         self.runs = 0       # successful runs
         self.failed = 0
@@ -246,6 +247,18 @@ def default_title(tool, versions, test, protocol, direction, parallel, test_id, 
     return ' - '.join(part for part in parts if part)
 
 
+def limited_by_text(verdicts):
+    """What limited a configuration's runs in one cell: "window" when all agree, else each with its count,
+    the most frequent first ("window 2, link 1"); None without any."""
+    counts = {}
+    for name in verdicts:
+        counts[name] = counts.get(name, 0) + 1
+    if len(counts) == 1:
+        return verdicts[0]
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return ', '.join('%s %d' % item for item in ranked) or None
+
+
 class ColumnStats(object):
     """One configuration's statistics for one test (a row of a test sheet)."""
 
@@ -272,6 +285,7 @@ class ColumnStats(object):
         self.link_mbps = min(cell.links) if cell and cell.links and primary in LINK_SHARE_METRICS else None
         capacity = self.link_mbps * (2 if test_direction == 'bidirectional' else 1) if self.link_mbps else None
         self.link_percent = (self.mean / capacity * 100.0) if capacity and self.mean is not None else None
+        self.limited_by = limited_by_text(cell.limits if cell else [])
 
     @property
     def mean(self):
@@ -496,6 +510,9 @@ class Report(object):
                     if isinstance(record.get('client'), dict) else None
                 if link and link > 0:
                     cell.links.append(link)
+                limit = limits.short(record.get('limited_by')) if isinstance(record.get('limited_by'), dict) else ''
+                if limit:
+                    cell.limits.append(limit)
                 for name, metric in metrics.items():
                     value = _number(metric.get('value')) if isinstance(metric, dict) else None
                     if value is not None:
@@ -687,6 +704,7 @@ class Report(object):
         columns += ['%s runs' % label for label in self.columns]
         columns += ['%s failed' % label for label in self.columns]
         columns += ['%s skipped' % label for label in self.columns]
+        columns += ['%s limited by' % label for label in self.columns]
         if self.link_known:
             columns += ['%s %% of link' % label for label in self.columns]
         return columns
@@ -714,6 +732,7 @@ class Report(object):
             row += [column.runs for column in test.columns]
             row += [column.failed for column in test.columns]
             row += [column.skipped for column in test.columns]
+            row += [column.limited_by for column in test.columns]
             if self.link_known:
                 row += [column.link_percent for column in test.columns]
             rows.append(row)
@@ -736,6 +755,9 @@ class Report(object):
             'Best value of each row in bold with a green fill: the highest where higher is better, '
             'the lowest where lower is better.',
         ]
+        notes.append('Limited by: what limited each configuration\'s runs (the record\'s limited_by verdict: link, '
+                     'cpu <core>, window, loss, nic, target or unknown; docs/result-record.md), each with its count '
+                     'when the runs disagree.')
         notes = [note for note in notes if note]
         if self.link_known:
             notes.append('% of link: the mean throughput as a share of the speed of the link the test crossed '
@@ -764,7 +786,7 @@ class Report(object):
                     summary['cv_percent'],
                     summary['min'], summary['max'], column.change_percent, column.change_low, column.change_high,
                     column.p_value, column.p_holm, column.verdict, column.significant, column.best,
-                    column.baseline, column.link_mbps, column.link_percent,
+                    column.baseline, column.link_mbps, column.link_percent, column.limited_by,
                 ])
         return rows
 

@@ -596,3 +596,16 @@ def test_the_records_of_a_study_block_carry_its_design(tmp_path):
     callback.v2_runner_on_ok(FakeResult({'perflab_plan': {'run_id': 'R1', 'total_tests': 1}}))
     callback.v2_runner_on_ok(FakeResult({'perflab_result': [dict(RECORDS[3], run_id='R1')]}))
     assert 'design' not in lines_of(str(tmp_path / 'results' / 'R1.jsonl'))[-1]
+
+
+def test_progress_line_says_what_limited_the_test():
+    record = {'test_id': 'iperf3/tcp_stream/parallel=1', 'config': 'L', 'client': {'name': 'lab2'},
+              'server': {'name': 'lab1'}, 'status': 'ok', 'primary': 'throughput_mbps',
+              'metrics': {'throughput_mbps': {'value': 940.0, 'unit': 'Mbit/s'}},
+              'limited_by': {'verdict': 'cpu', 'evidence': 'client core cpu1 97 % busy', 'cpu': {'busiest': 'cpu1'}}}
+    assert results_callback.progress_line('[1]', record, None).endswith('940.0 Mbit/s · limited by cpu cpu1')
+    window = dict(record, limited_by={'verdict': 'window', 'evidence': 'rwnd_limited 80 %'})
+    assert results_callback.progress_line('[1]', window, None).endswith('· limited by window')
+    # a failed record has no verdict
+    failed = dict(record, status='failed', error='boom', limited_by=None)
+    assert 'limited by' not in results_callback.progress_line('[1]', failed, None)

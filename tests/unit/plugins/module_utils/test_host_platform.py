@@ -79,15 +79,18 @@ def test_linux_host_is_what_the_modules_always_used():
 
 def test_netstat_link_row_ohai_with_drop_column():
     # netstat -ibdn: a Drop column after Coll; the address rows must not be taken
-    assert bsd.parse_netstat_link(fixture('netstat-ibdn-ohai-vtnet0.txt'), 'vtnet0') == {
-        'rx_bytes': 46746, 'tx_bytes': 26242, 'rx_packets': 579, 'tx_packets': 210}
-    assert bsd.parse_netstat_link(fixture('netstat-ibdn-ohai-vtnet0.txt'), 'lo0') == {
-        'rx_bytes': 0, 'tx_bytes': 0, 'rx_packets': 0, 'tx_packets': 0}
+    # with the drop and error columns limits.py reads (Drop: the output drops)
+    drops = {'rx_errors': 0, 'rx_dropped': 0, 'tx_errors': 0, 'tx_dropped': 0}
+    assert bsd.parse_netstat_link(fixture('netstat-ibdn-ohai-vtnet0.txt'), 'vtnet0') == dict(
+        drops, rx_bytes=46746, tx_bytes=26242, rx_packets=579, tx_packets=210)
+    assert bsd.parse_netstat_link(fixture('netstat-ibdn-ohai-vtnet0.txt'), 'lo0') == dict(
+        drops, rx_bytes=0, tx_bytes=0, rx_packets=0, tx_packets=0)
 
 
 def test_netstat_link_row_freebsd_14():
     assert bsd.parse_netstat_link(fixture('netstat-ibn-14.4-re0.txt'), 're0') == {
-        'rx_bytes': 10224076134, 'tx_bytes': 9129830082, 'rx_packets': 43398306, 'tx_packets': 30686081}
+        'rx_bytes': 10224076134, 'tx_bytes': 9129830082, 'rx_packets': 43398306, 'tx_packets': 30686081,
+        'rx_errors': 0, 'rx_dropped': 0, 'tx_errors': 0}   # no Drop column without -d
     assert bsd.parse_netstat_link(fixture('netstat-ibn-14.4-re0.txt'), 'igb0') is None
     assert bsd.parse_netstat_link('', 're0') is None
 

@@ -115,8 +115,11 @@ def test_summary_means_changes_and_significance_equal_the_records(report):
     failed_at = columns.index('Debian 12 stock failed')
     skipped_at = columns.index('Debian 12 stock skipped')
     assert columns[failed_at:] == ['Debian 12 stock failed', 'Debian 12 tuned failed',
-                                   'Debian 12 stock skipped', 'Debian 12 tuned skipped']
+                                   'Debian 12 stock skipped', 'Debian 12 tuned skipped',
+                                   'Debian 12 stock limited by', 'Debian 12 tuned limited by']
     rows = dict((row[1], row) for row in report.summary_rows())
+    # records of before limited_by existed: no verdict to show
+    assert all(row[-2:] == [None, None] for row in rows.values())
     for test_id, row in rows.items():
         stock = primary_values(records, test_id, 'Debian 12 stock')
         tuned = primary_values(records, test_id, 'Debian 12 tuned')
@@ -578,3 +581,23 @@ def test_min_change_refuses_anything_else(value):
         tables.min_change_value(value)
     with pytest.raises(ValueError, match='min_change_percent'):
         tables.Report(store.RecordList([]), min_change_percent=value)
+
+
+def test_limited_by_column_says_what_limited_each_configuration():
+    # stock window-limited, tuned at the link: "window -> link" reads along the row; runs that disagree are counted
+    records = []
+    for record in results_of(STOCK, TUNED):
+        if record.get('status') == 'ok':
+            tuned = record['config'] == 'Debian 12 tuned'
+            verdict = 'link' if tuned else ('window' if record['repetition'] != 2 else 'cpu')
+            record = dict(record, limited_by={'verdict': verdict, 'evidence': 'x', 'cpu': {'busiest': 'cpu1'}})
+        records.append(record)
+    report = tables.Report(store.RecordList(records))
+    columns = report.summary_columns()
+    stock_at, tuned_at = columns.index('Debian 12 stock limited by'), columns.index('Debian 12 tuned limited by')
+    rows = [row for row in report.summary_rows() if row[5] is not None and row[6] is not None]
+    assert rows and set(row[tuned_at] for row in rows) == {'link', None}, [row[tuned_at] for row in rows]
+    assert any(row[stock_at] == 'window 2, cpu cpu1 1' for row in rows), [row[stock_at] for row in rows]
+    limited_at = tables.TESTS_COLUMNS.index('limited_by')
+    assert any(row[limited_at] == 'link' for row in report.tests_rows())
+    assert tables.limited_by_text([]) is None and tables.limited_by_text(['link', 'link']) == 'link'

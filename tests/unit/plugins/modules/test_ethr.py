@@ -314,7 +314,7 @@ def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys,
 
         def result(self, window=None):
             return {'interface': self.interface, 'samples': [], 'rx_mbps': 0.0, 'tx_mbps': 0.0, 'window': window}
-    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0: Sampler(name)))
+    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0, peer=None: Sampler(name)))
     monkeypatch.setattr(host_platform.LinuxHost, 'interface_exists', staticmethod(lambda name: True))
     tools([fixture('unreachable.txt')])
     result = run_module({'server': '10.99.0.9', 'duration': 3, 'nic_interface': 'data0'}, capsys)
@@ -344,7 +344,7 @@ def test_the_nic_window_is_the_seconds_ethr_measured(tools, capsys, monkeypatch)
         def result(self, window=None):
             seen['window'] = window
             return {'interface': 'data0', 'samples': [], 'rx_mbps': 1.0, 'tx_mbps': 13000.0, 'window': window}
-    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0: Sampler(name)))
+    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0, peer=None: Sampler(name)))
     monkeypatch.setattr(host_platform.LinuxHost, 'interface_exists', staticmethod(lambda name: True))
     tools([fixture('tcp_bw.txt')])
     record = run_module({'server': '10.77.0.1', 'duration': 5, 'nic_interface': 'data0'}, capsys)['perflab_result'][0]

@@ -210,6 +210,19 @@ def test_nic_cross_check(tools, capsys, monkeypatch):
     tools([fixture('3.12/tcp.json')])
     record = run_module({'server': '10.201.1.2', 'duration': 2, 'nic_interface': 'lo'}, capsys)['perflab_result'][0]
     assert record['status'] == 'ok' and record['metrics']['nic_tx_mbps']['value'] == 20000.0
+    # what limited it: sampled on this host (real /proc/stat and lo's drop counters; the ping's real output)
+    limited = record['limited_by']
+    assert limited['verdict'] in ('link', 'nic', 'loss', 'window', 'cpu', 'unknown') and limited['evidence']
+    assert limited['path_rtt'] == {'min_ms': 0.038, 'avg_ms': 0.043, 'max_ms': 0.048}
+    assert limited['cpu']['busiest'] and set(limited['nic_drops']) <= set(('rx_dropped', 'tx_dropped', 'rx_errors',
+                                                                           'tx_errors', 'rx_missed_errors'))
+    assert record['server']['interface'] is None and result['perflab_result'][0]['limited_by'] is None   # failed
+    # without nic_interface nothing is sampled: the verdict says so
+    tools([fixture('3.12/tcp.json')])
+    record = run_module({'server': '10.201.1.2', 'duration': 2, 'server_interface': 'data0', 'server_mtu': 9000},
+                        capsys)['perflab_result'][0]
+    assert record['limited_by']['verdict'] == 'unknown' and 'no nic_interface' in record['limited_by']['evidence']
+    assert record['server']['interface'] == 'data0' and record['server']['mtu'] == 9000
 
 
 def test_check_mode_runs_nothing(tools, capsys):
@@ -285,7 +298,9 @@ def test_a_rate_far_below_the_link_is_judged_against_the_path(tools, capsys, mon
     tools([fixture('3.12/tcp.json')])
     with_ping(1)
     record = run_module(args, capsys)['perflab_result'][0]
-    assert probes == [['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '8972', '10.201.1.2']]
+    # the RTT ping before the test (limits.py), then the don't-fragment probe after it
+    assert probes == [['ping', '-c', '2', '-i', '0.2', '-W', '1', '10.201.1.2'],
+                      ['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '8972', '10.201.1.2']]
     assert record['status'] == 'failed' and 'does not carry packets of the MTU' in record['error']
     tools([fixture('3.12/tcp.json')])
     with_ping(0)

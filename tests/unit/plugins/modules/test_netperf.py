@@ -225,7 +225,7 @@ def test_nic_sampling(tools, capsys, monkeypatch):
         def result(self, window=None):
             self.window = window
             return {'interface': self.interface, 'samples': [], 'rx_mbps': 12.5, 'tx_mbps': 18500.0}
-    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0: FakeSampler(name)))
+    monkeypatch.setattr(host_platform.LinuxHost, 'nic_sampler', staticmethod(lambda name, interval=1.0, peer=None: FakeSampler(name)))
     monkeypatch.setattr(host_platform.LinuxHost, 'interface_exists', staticmethod(lambda name: True))
     tools([fixture('tcp_stream.csv.stdout')])
     result = run_module({'server': '10.202.1.1', 'nic_interface': 'h2-vb'}, capsys)

@@ -1,0 +1,329 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""What limited a test: the parsers of what the runner samples and the one verdict (pure, no I/O).
+
+The runner's sampler (nic.NicSampler) reads, on the host that runs the test: /proc/stat (per-core CPU)
+before and after, ``ss -tin dst <peer>`` (the test connections' TCP state) every interval, the data NIC's
+drop/error/missed counters before and after; the runner pings the server before the test (the path's
+RTT). :func:`verdict` turns those and the record's metrics into ``limited_by: {verdict, evidence, ...}``.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import re
+
+VERDICTS = ('target', 'link', 'nic', 'loss', 'window', 'cpu', 'unknown')
+
+# the share of the goodput ceiling (or of a UDP target) a test must reach to be limited by it
+LINK_SHARE = 0.90
+TARGET_SHARE = 0.95
+# a core this busy (user+system+irq+softirq, % of its time) is saturated
+CPU_BUSY_PCT = 90.0
+# a sender's connections this long limited by the peer's receive window or its own send buffer
+# (share of the time the connection was busy)
+WINDOW_LIMITED_PCT = 30.0
+# ... or this long when the peer's window (snd_wnd) is below the bandwidth-delay product
+WINDOW_SOME_PCT = 10.0
+# a share of segments retransmitted (TCP) or datagrams lost (UDP) that limits a test
+LOSS_PCT = 0.5
+# drops/errors of the data NIC above this share of its packets (and at least a few)
+NIC_DROP_PCT = 0.1
+NIC_DROP_MIN = 10
+
+# IPv4 + TCP with timestamps (20 + 20 + 12); on the wire an Ethernet frame adds 14 + 4 FCS + 8 preamble
+# + 12 gap = 38 bytes to the MTU, and tc's tbf counts from the Ethernet header: 14
+TCP_HEADERS = 52
+UDP_HEADERS = 28
+ETHERNET_WIRE = 38
+TBF_FRAME = 14
+
+# a connection that sent fewer segments is a tool's control connection, not a data one
+CONTROL_SEGMENTS = 100
+
+PROC_STAT_FIELDS = ('user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal')
+DROP_COUNTERS = ('rx_dropped', 'tx_dropped', 'rx_errors', 'tx_errors', 'rx_missed_errors')
+
+
+def goodput_ceiling(mtu, rate_mbps, protocol='tcp', framing='ethernet'):
+    """The most a transfer's payload can reach on a link of ``rate_mbps`` at ``mtu``: (m - 52) / (m + 38) of an
+    Ethernet line rate, (m - 52) / (m + 14) of a tc tbf rate (``framing='tbf'``); UDP's headers are 28 bytes.
+    None when either is unknown."""
+    if not mtu or not rate_mbps or mtu <= TCP_HEADERS:
+        return None
+    headers = UDP_HEADERS if protocol == 'udp' else TCP_HEADERS
+    frame = TBF_FRAME if framing == 'tbf' else ETHERNET_WIRE
+    return round(float(rate_mbps) * (mtu - headers) / (mtu + frame), 3)
+
+
+# ---- /proc/stat (Linux) and kern.cp_times (FreeBSD) ------------------------------------------------------
+
+def parse_proc_stat(text):
+    """``{cpuN: {user, nice, system, idle, iowait, irq, softirq, steal}}`` in jiffies, one per core (not the
+    ``cpu`` total line)."""
+    cores = {}
+    for line in (text or '').splitlines():
+        parts = line.split()
+        if not parts or not re.match(r'^cpu\d+$', parts[0]):
+            continue
+        values = [int(v) for v in parts[1:1 + len(PROC_STAT_FIELDS)] if v.isdigit()]
+        cores[parts[0]] = dict(zip(PROC_STAT_FIELDS, values + [0] * (len(PROC_STAT_FIELDS) - len(values))))
+    return cores
+
+
+def parse_kern_cp_times(text):
+    """FreeBSD's ``sysctl -n kern.cp_times`` (user nice sys intr idle per CPU, in ticks) in parse_proc_stat's
+    shape: interrupts land in ``irq`` (FreeBSD does not split soft from hard interrupts: ``softirq`` stays 0)."""
+    values = [int(v) for v in (text or '').split() if v.isdigit()]
+    cores = {}
+    for index in range(len(values) // 5):
+        user, nice, system, intr, idle = values[index * 5:index * 5 + 5]
+        cores['cpu%d' % index] = dict((field, 0) for field in PROC_STAT_FIELDS)
+        cores['cpu%d' % index].update(user=user, nice=nice, system=system, irq=intr, idle=idle)
+    return cores
+
+
+def cpu_usage(before, after):
+    """Per-core use between two parse_proc_stat snapshots: ``{cores: [{cpu, user, system, irq, softirq,
+    busy}], busiest}`` in % of each core's time (user includes nice; busy excludes idle, iowait, steal);
+    None without two snapshots of the same cores."""
+    if not before or not after:
+        return None
+    cores = []
+    for name in sorted(set(before) & set(after), key=lambda n: int(n[3:])):
+        delta = dict((field, max(0, after[name][field] - before[name][field])) for field in PROC_STAT_FIELDS)
+        total = sum(delta.values())
+        if total <= 0:
+            continue
+
+        def pct(*fields):
+            return round(100.0 * sum(delta[f] for f in fields) / total, 1)
+        cores.append({'cpu': name, 'user': pct('user', 'nice'), 'system': pct('system'), 'irq': pct('irq'),
+                      'softirq': pct('softirq'), 'busy': pct('user', 'nice', 'system', 'irq', 'softirq')})
+    if not cores:
+        return None
+    busiest = max(cores, key=lambda core: core['busy'])
+    return {'cores': cores, 'busiest': busiest['cpu']}
+
+
+def parse_proc_pid_stat(text):
+    """(utime + stime ticks, last CPU) of a /proc/<pid>/stat line, None when unreadable."""
+    if not text or ')' not in text:
+        return None
+    fields = text[text.rindex(')') + 2:].split()
+    try:
+        return int(fields[11]) + int(fields[12]), int(fields[36])
+    except (IndexError, ValueError):
+        return None
+
+
+# ---- ss -tin (iproute2) -----------------------------------------------------------------------------------
+
+_SS_RATE = {'bps': 1e-6, 'Kbps': 1e-3, 'Mbps': 1.0, 'Gbps': 1e3}
+
+
+def _rate_mbps(text):
+    match = re.match(r'^([\d.]+)([KMG]?bps)$', text)
+    return round(float(match.group(1)) * _SS_RATE[match.group(2)], 3) if match else None
+
+
+def parse_ss(text):
+    """The connections of ``ss -tin`` output: ``[{local, peer, cwnd, rtt_ms, minrtt_ms, delivery_rate_mbps,
+    busy_ms, rwnd_limited_ms, rwnd_limited_pct, sndbuf_limited_ms, sndbuf_limited_pct, retrans, data_segs_out,
+    bytes_acked, snd_wnd, rcv_space, app_limited}]``; a field the kernel did not print is absent (the
+    ``*_limited`` ones appear only when non-zero, kernel 4.9+)."""
+    connections = []
+    current = None
+    for line in (text or '').splitlines():
+        if not line.strip() or line.startswith('State') or line.startswith('Recv-Q'):
+            continue
+        if not line[0].isspace():
+            parts = line.split()
+            # "ESTAB 0 6144 127.0.0.1:41654 127.0.0.1:47011" (with -t the state comes first)
+            addresses = [part for part in parts if ':' in part]
+            current = {'local': addresses[0] if addresses else None,
+                       'peer': addresses[1] if len(addresses) > 1 else None}
+            connections.append(current)
+            continue
+        if current is None:
+            continue
+        _parse_ss_info(line, current)
+    return connections
+
+
+def _parse_ss_info(line, conn):
+    tokens = line.split()
+    for index, token in enumerate(tokens):
+        key, sep, value = token.partition(':')
+        if token == 'app_limited':
+            conn['app_limited'] = True
+        elif token == 'delivery_rate' and index + 1 < len(tokens):
+            conn['delivery_rate_mbps'] = _rate_mbps(tokens[index + 1])
+        elif not sep or key == 'bbr':
+            continue
+        elif key in ('cwnd', 'data_segs_out', 'bytes_acked', 'snd_wnd', 'rcv_space', 'unacked') and value.isdigit():
+            conn[key] = int(value)
+        elif key in ('rtt', 'minrtt'):
+            try:
+                conn[key + '_ms'] = float(value.split('/')[0])
+            except ValueError:
+                pass
+        elif key == 'retrans':
+            # retrans:<now>/<total>
+            total = value.split('/')[-1]
+            if total.isdigit():
+                conn['retrans'] = int(total)
+        elif key in ('busy', 'rwnd_limited', 'sndbuf_limited'):
+            match = re.match(r'^(\d+)ms(?:\(([\d.]+)%\))?$', value)
+            if match:
+                conn[key + '_ms'] = int(match.group(1))
+                if match.group(2):
+                    conn[key + '_pct'] = float(match.group(2))
+
+
+def tcp_summary(connections):
+    """The test connections' state as one: cwnd and rtt of each, delivery rate summed, the limited times'
+    share of the busy time over all, retransmitted segments over the segments sent."""
+    if not connections:
+        return None
+    # the test's data connections: a control connection (iperf3's, netperf's) sends a few segments only
+    connections = [c for c in connections if (c.get('data_segs_out') or 0) >= CONTROL_SEGMENTS] or connections
+    busy = sum(c.get('busy_ms') or 0 for c in connections)
+    summary = {'connections': len(connections),
+               'cwnd': [c.get('cwnd') for c in connections],
+               'rtt_ms': [c.get('rtt_ms') for c in connections],
+               'minrtt_ms': min([c['minrtt_ms'] for c in connections if c.get('minrtt_ms') is not None] or [None]),
+               'delivery_rate_mbps': round(sum(c.get('delivery_rate_mbps') or 0 for c in connections), 3),
+               'busy_ms': busy,
+               'retrans': sum(c.get('retrans') or 0 for c in connections),
+               'data_segs_out': sum(c.get('data_segs_out') or 0 for c in connections),
+               'snd_wnd': [c.get('snd_wnd') for c in connections]}
+    for key in ('rwnd_limited', 'sndbuf_limited'):
+        limited = sum(c.get(key + '_ms') or 0 for c in connections)
+        summary[key + '_ms'] = limited
+        summary[key + '_pct'] = round(100.0 * limited / busy, 1) if busy else 0.0
+    return summary
+
+
+def merge_ss(known, connections):
+    """Keep the latest state of each connection (by local and peer address) across ``ss`` samples: the
+    counters are the connection's own totals, and a connection closed at the end is gone from the last one."""
+    for conn in connections:
+        known[(conn.get('local'), conn.get('peer'))] = conn
+    return known
+
+
+def parse_ping_rtt(text):
+    """``{min_ms, avg_ms, max_ms}`` from ping's summary (iputils "rtt min/avg/max/mdev = a/b/c/d ms", FreeBSD
+    "round-trip min/avg/max/stddev = ..."), None without one."""
+    match = re.search(r'(?:rtt|round-trip) min/avg/max/\w+ = ([\d.]+)/([\d.]+)/([\d.]+)', text or '')
+    if not match:
+        return None
+    return {'min_ms': float(match.group(1)), 'avg_ms': float(match.group(2)), 'max_ms': float(match.group(3))}
+
+
+def counter_deltas(before, after):
+    """The drop/error/missed counters' increase during the test (those both readings have)."""
+    if not before or not after:
+        return None
+    return dict((key, after[key] - before[key]) for key in DROP_COUNTERS if key in before and key in after)
+
+
+# ---- the verdict ------------------------------------------------------------------------------------------
+
+def _throughput(record):
+    metric = (record.get('metrics') or {}).get(record.get('primary') or '')
+    unit_ok = isinstance(metric, dict) and metric.get('unit') == 'Mbit/s'
+    return float(metric['value']) if unit_ok and isinstance(metric.get('value'), (int, float)) else None
+
+
+def _metric(record, name):
+    metric = (record.get('metrics') or {}).get(name)
+    return metric.get('value') if isinstance(metric, dict) else None
+
+
+def verdict(record, samples):
+    """``{verdict, evidence, ...}`` of an ok record: what limited it, from ``samples`` (the runner's:
+    ``cpu``, ``tcp``, ``nic_drops``, ``nic_packets``, ``path_rtt``, ``not_sampled``) and the
+    record's metrics, link speed and MTU. The first that holds wins: target, link, nic, loss, window, cpu;
+    else ``unknown`` with why."""
+    samples = samples or {}
+    out = dict((key, value) for key, value in samples.items() if value is not None)
+    rate = _throughput(record)
+    protocol = record.get('protocol')
+    # the smaller MTU of the two sides (the server's when the role passed it)
+    mtus = [side.get('mtu') for side in (record.get('client') or {}, record.get('server') or {}) if side.get('mtu')]
+    mtu = min(mtus) if mtus else None
+    link = (record.get('client') or {}).get('link_mbps')
+    out['ceiling_mbps'] = goodput_ceiling(mtu, link, protocol)
+    out['ceiling_tbf_mbps'] = goodput_ceiling(mtu, link, protocol, 'tbf')
+    tcp, cpu = samples.get('tcp'), samples.get('cpu')
+
+    def done(name, evidence):
+        out.update(verdict=name, evidence=evidence)
+        return out
+
+    target = (record.get('options') or {}).get('bitrate') if protocol == 'udp' else None
+    if rate is None:
+        return done('unknown', 'no throughput in Mbit/s to judge (%s)' % (record.get('primary') or 'no primary metric'))
+    if target and rate >= TARGET_SHARE * float(target):
+        return done('target', 'UDP reached %.1f of its %.1f Mbit/s target (%.0f %%)' % (rate, target, 100 * rate / target))
+    ceiling = out['ceiling_mbps']
+    if ceiling and rate >= LINK_SHARE * ceiling:
+        return done('link', '%.1f Mbit/s is %.0f %% of the goodput ceiling %.1f Mbit/s (%s Mbit/s at MTU %s; %.1f '
+                            'with tbf framing)' % (rate, 100 * rate / ceiling, ceiling, link, mtu, out['ceiling_tbf_mbps']))
+    drops, packets = samples.get('nic_drops') or {}, samples.get('nic_packets') or 0
+    dropped = sum(drops.values())
+    if dropped >= NIC_DROP_MIN and dropped > NIC_DROP_PCT / 100.0 * max(packets, 1):
+        named = ', '.join('%s %d' % (key, value) for key, value in sorted(drops.items()) if value)
+        return done('nic', 'the data NIC counted %s during the test (%d packets)' % (named, packets))
+    lost = _metric(record, 'lost_percent')
+    if protocol == 'udp' and lost is not None and lost >= LOSS_PCT:
+        return done('loss', '%.2f %% of the datagrams were lost' % lost)
+    if tcp and tcp.get('data_segs_out') and 100.0 * tcp['retrans'] / tcp['data_segs_out'] >= LOSS_PCT:
+        share = 100.0 * tcp['retrans'] / tcp['data_segs_out']
+        return done('loss', '%d of %d segments retransmitted (%.2f %%)' % (tcp['retrans'], tcp['data_segs_out'], share))
+    limited = max(tcp.get('rwnd_limited_pct') or 0, tcp.get('sndbuf_limited_pct') or 0) if tcp else 0
+    rtt = (tcp or {}).get('minrtt_ms') or (samples.get('path_rtt') or {}).get('min_ms')
+    bdp = int((ceiling or rate) * 1e6 / 8 * rtt / 1e3) if rtt else None
+    windows = [w for w in (tcp or {}).get('snd_wnd') or [] if w]
+    # limited most of the time, or for a while with a peer's window below the bandwidth-delay product
+    if limited >= WINDOW_LIMITED_PCT or (limited >= WINDOW_SOME_PCT and bdp and windows and min(windows) < bdp):
+        which = 'rwnd' if (tcp.get('rwnd_limited_pct') or 0) >= (tcp.get('sndbuf_limited_pct') or 0) else 'sndbuf'
+        out['bdp_bytes'] = bdp
+        return done('window', '%s limited %.0f %% of the busy time (%s); bandwidth-delay product %s bytes (%.1f Mbit/s x '
+                              '%s ms) against a window of %s bytes' % (
+                                  'the receive window' if which == 'rwnd' else 'the send buffer',
+                                  tcp[which + '_limited_pct'], which + '_limited', bdp if bdp is not None else '?',
+                                  ceiling or rate, rtt, '/'.join(str(w) for w in windows) or '?'))
+    if cpu:
+        core = next(c for c in cpu['cores'] if c['cpu'] == cpu['busiest'])
+        if core['busy'] >= CPU_BUSY_PCT:
+            out['side'] = 'client'
+            out['saturated'] = [c['cpu'] for c in cpu['cores'] if c['busy'] >= CPU_BUSY_PCT]
+            return done('cpu', 'client core %s %.0f %% busy: user %.0f, system %.0f, irq %.0f, softirq %.0f %%' % (
+                cpu['busiest'], core['busy'], core['user'], core['system'], core['irq'], core['softirq']))
+    why = []
+    if not ceiling:
+        why.append('the link speed or MTU is unknown (give link_mbps)')
+    else:
+        why.append('%.0f %% of the %.1f Mbit/s ceiling' % (100 * rate / ceiling, ceiling))
+    why.append('no TCP state sampled' if protocol == 'tcp' and not tcp else '')
+    why.append('no CPU sampled' if not cpu else 'busiest client core %s %.0f %%' % (
+        cpu['busiest'], next(c['busy'] for c in cpu['cores'] if c['cpu'] == cpu['busiest'])))
+    why.extend(samples.get('not_sampled') or [])
+    why.append('the server side is not sampled')
+    return done('unknown', '; '.join(part for part in why if part))
+
+
+def short(limited_by):
+    """The verdict in a few words for a progress line or a table cell: "window", "cpu cpu0", "link 96 %"."""
+    if not limited_by or not limited_by.get('verdict'):
+        return ''
+    name = limited_by['verdict']
+    if name == 'cpu' and (limited_by.get('cpu') or {}).get('busiest'):
+        return 'cpu %s' % limited_by['cpu']['busiest']
+    return name

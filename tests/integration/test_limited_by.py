@@ -1,0 +1,200 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What limited a test (issue 27.4/27.5), each verdict provoked for real on one lab ("lim35").
+
+One playbook: lab1 serves iperf3, lab2 runs a 2 s test per case with the NIC sampler on data0, each case
+labelled by its ``config`` and set up and undone around its test:
+- link: tbf shapes lab2's data0 to 200 Mbit/s (link_mbps 200) -> ``link``
+- cpu: lab2 receives (tcp_maerts); its sshd is pinned to core 0 and the connection renewed, so the module,
+  iperf3 and the sampler run on core 0 beside a busy loop there -> ``cpu`` with cpu0 saturated (veth has no
+  line rate: link_mbps 100000 says the link is not it)
+- window: iperf3 ``window: 4K`` -> ``window`` (rwnd/sndbuf limited, the BDP against the buffer)
+- loss: nftables drops 5 % of lab2's packets on lab1's input at random -> ``loss``
+- target: UDP at 20 Mbit/s -> ``target``
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from conftest import run_playbook
+
+pytestmark = pytest.mark.lab
+NAME, MGMT, DATA = 'lim35', '10.246.0.0/24', '10.246.1.0/24'
+
+PLAYBOOK = '''---
+- name: Tools
+  hosts: perflab_lab
+  gather_facts: false
+  tasks:
+    - name: Install iperf3
+      ansible.builtin.include_role:
+        name: perflab.network.tools
+      vars:
+        tools_list: [iperf3]
+
+- name: A server
+  hosts: perflab_servers
+  gather_facts: false
+  tasks:
+    - name: Start an iperf3 server
+      perflab.network.bench_server:
+        tool: iperf3
+        bind: "{{ perflab_data_address }}"
+        idle_timeout: 120
+
+- name: One test per verdict
+  hosts: perflab_clients
+  gather_facts: false
+  vars:
+    server: "{{ hostvars[perflab_peer].perflab_data_address }}"
+    __common: &common
+      server: "{{ server }}"
+      duration: 2
+      nic_interface: "{{ perflab_data_interface }}"
+      client_name: "{{ inventory_hostname }}"
+      server_name: "{{ perflab_peer }}"
+      server_interface: "{{ hostvars[perflab_peer].perflab_data_interface }}"
+      run_id: lim35
+  tasks:
+    - name: Link
+      block:
+        - name: Shape data0 with tbf
+          ansible.builtin.command:
+            argv: [tc, qdisc, replace, dev, "{{ perflab_data_interface }}", root, tbf, rate, 200mbit,
+                   burst, "32kb", latency, 50ms]
+          changed_when: true
+        - name: TCP through the shaped link
+          perflab.network.iperf3:
+            <<: *common
+            config: link
+            link_mbps: 200
+          ignore_errors: true
+      always:
+        - name: Unshape
+          ansible.builtin.command:
+            argv: [tc, qdisc, del, dev, "{{ perflab_data_interface }}", root]
+          changed_when: true
+
+    - name: CPU
+      block:
+        # every process the next SSH connection starts (the module, iperf3, the sampler) inherits core 0
+        - name: Pin lab2's sshd to core 0 (its mask kept)
+          ansible.builtin.command:
+            argv: [sh, -c, 'p=$(pgrep -o -x sshd); taskset -p "$p" | sed "s/.*: //" > /tmp/lim35-sshd.mask;
+                            taskset -p -c 0 "$p"']
+          changed_when: true
+        - name: A new connection, from the pinned sshd
+          ansible.builtin.meta: reset_connection
+        - name: A busy loop on core 0 (bounded, its pid kept to stop it)
+          ansible.builtin.command:
+            argv: [sh, -c, 'echo $$ > /tmp/lim35-busy.pid; exec timeout 20 taskset -c 0 sh -c "while :; do :; done"']
+          async: 25
+          poll: 0
+          changed_when: true
+        - name: The receiver pinned to core 0
+          perflab.network.iperf3:
+            <<: *common
+            test: tcp_maerts
+            config: cpu
+            link_mbps: 100000
+          ignore_errors: true
+      always:
+        - name: Stop the busy loop (timeout passes the TERM on)
+          ansible.builtin.command:
+            argv: [sh, -c, 'kill "$(cat /tmp/lim35-busy.pid)"']
+          changed_when: true
+          failed_when: false
+        - name: Give sshd its mask back
+          ansible.builtin.command:
+            argv: [sh, -c, 'taskset -p "$(cat /tmp/lim35-sshd.mask)" "$(pgrep -o -x sshd)"']
+          changed_when: true
+        - name: A connection from the unpinned sshd
+          ansible.builtin.meta: reset_connection
+
+    - name: A tiny socket buffer
+      perflab.network.iperf3:
+        <<: *common
+        config: window
+        window: 4K
+      ignore_errors: true
+
+    - name: Loss
+      block:
+        - name: Drop 5 % of lab2's packets on lab1's input
+          ansible.builtin.command:
+            argv: [nft, -f, "-"]
+            stdin: |
+              table inet lim35_loss {
+                chain input {
+                  type filter hook input priority -10;
+                  ip saddr {{ perflab_data_address }} tcp dport 5201 numgen random mod 100 < 5 drop
+                }
+              }
+          delegate_to: "{{ perflab_peer }}"
+          changed_when: true
+        - name: TCP with random drops
+          perflab.network.iperf3:
+            <<: *common
+            config: loss
+          ignore_errors: true
+      always:
+        - name: Remove the drops
+          ansible.builtin.command:
+            argv: [nft, delete, table, inet, lim35_loss]
+          delegate_to: "{{ perflab_peer }}"
+          changed_when: true
+          failed_when: false
+
+    - name: UDP below line rate
+      perflab.network.iperf3:
+        <<: *common
+        test: udp_stream
+        config: target
+        bitrate: 20
+      ignore_errors: true
+'''
+
+
+@pytest.fixture(scope='module')
+def lab(lab_factory):
+    return lab_factory(NAME, hosts=2, mgmt=MGMT, data=DATA)
+
+
+def test_each_verdict_provoked_on_the_lab(lab, tmp_path):
+    play = tmp_path / 'limited_by.yml'
+    play.write_text(PLAYBOOK)
+    results = tmp_path / 'results'
+    started = time.monotonic()
+    res = run_playbook(str(play), lab.inventory, {'perflab_results_dir': str(results)},
+                       env={'PERFLAB_RESULTS_DIR': str(results)}, timeout=900)
+    print('limited_by playbook: %.1f s' % (time.monotonic() - started))
+    assert res.rc == 0, res.stdout[-5000:] + res.stderr[-2000:]
+    records = [json.loads(line) for line in (results / 'lim35.jsonl').read_text().splitlines() if line.strip()]
+    by_case = dict((r['config'], r) for r in records if r.get('schema') and r.get('config'))
+    assert sorted(by_case) == ['cpu', 'link', 'loss', 'target', 'window'], (sorted(by_case), res.stdout[-6000:])
+    for case, record in sorted(by_case.items()):
+        assert record['status'] == 'ok', (case, record['error'])
+        limited = record['limited_by']
+        assert limited['verdict'] == case, (case, limited['verdict'], limited['evidence'],
+                                            record['metrics'].get('throughput_mbps'))
+        # what every sampled record carries: the path's RTT, per-core CPU, the NIC's drop counters
+        assert limited['path_rtt']['min_ms'] > 0, (case, limited)
+        assert limited['cpu']['busiest'] and limited['nic_drops'] is not None, (case, limited)
+        assert record['server']['interface'] == lab.hostvars()['lab1']['perflab_data_interface']
+    link = by_case['link']['limited_by']
+    assert link['ceiling_tbf_mbps'] == pytest.approx(200 * 1448 / 1514.0, abs=0.01), link
+    assert 'of the goodput ceiling' in link['evidence']
+    cpu = by_case['cpu']['limited_by']
+    # core 0 is saturated (on a loaded machine core 1 may be too, and be the busiest)
+    assert 'cpu0' in cpu['saturated'] and cpu['side'] == 'client' and 'softirq' in cpu['evidence'], cpu
+    window = by_case['window']['limited_by']
+    limited = max(window['tcp']['rwnd_limited_pct'], window['tcp']['sndbuf_limited_pct'])
+    assert limited >= 30 or (limited >= 10 and min(window['tcp']['snd_wnd']) < window['bdp_bytes']), window['tcp']
+    assert window['bdp_bytes'] and 'bandwidth-delay product' in window['evidence'], window
+    loss = by_case['loss']['limited_by']
+    assert loss['tcp']['retrans'] > 0 and 'retransmitted' in loss['evidence'], loss
+    assert 'target' in by_case['target']['limited_by']['evidence']
+    # the progress line says it
+    assert 'limited by window' in res.stdout and 'limited by cpu cpu' in res.stdout, res.stdout[-3000:]
