@@ -8,7 +8,8 @@
 Quirks (seen on the real 3.7, see the fixtures' README):
 
 * sockperf exits 0 on every error (no server, connection refused, unknown option): the parser judges
-  the text. An unknown option prints the help ("Usage: sockperf ...").
+  the text. An unknown option prints the help ("Usage: sockperf ..."); a bad value says which option first
+  ("sockperf: '-i' Invalid address: ::1": 3.7 takes IPv4 addresses only).
 * Some lines are coloured with ANSI escapes even when stdout is no terminal: they are removed first.
 * ping-pong and under-load print the latency of the valid duration (after the warm-up) in usec:
   ``avg-latency`` is half the round trip; with ``--full-rtt`` ``avg-rtt`` is the whole round trip.
@@ -34,7 +35,7 @@ VALID_RE = re.compile(r'\[Valid Duration\] RunTime=([0-9.]+) sec; SentMessages=(
 DROPPED_RE = re.compile(r'# dropped messages = ([0-9]+)')
 RATE_RE = re.compile(r'Summary: Message Rate is ([0-9.]+) \[msg/sec\]')
 BANDWIDTH_RE = re.compile(r'Summary: BandWidth is ([0-9.]+) MBps')
-ERROR_RE = re.compile(r'sockperf: (ERROR: .*|No messages were received from the server.*)$', re.M)
+ERROR_RE = re.compile(r'sockperf: (ERROR: .*|No messages were received from the server.*|\'-?-?\w+\' .*)$', re.M)
 
 # sockperf's percentile -> the record's metric name (percentiles with a dot: "_" for the dot)
 PERCENTILES = {'50.000': 'latency_us_p50', '90.000': 'latency_us_p90', '99.000': 'latency_us_p99',

@@ -71,6 +71,7 @@ options:
 notes:
   - Run the module on the client host; O(server) is the server's data address. O(bind) is the client's address
     (C(--client_ip)).
+  - sockperf 3.7 takes IPv4 addresses only; an IPv6 O(server) or O(bind) is refused before anything runs.
 seealso:
   - module: perflab.network.bench_server
   - module: perflab.network.netperf

@@ -18,6 +18,7 @@ module against a server of your own (``sockperf server -i ADDR -p PORT``).
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_sockperf
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
 from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool
@@ -89,6 +90,10 @@ class Sockperf(Tool):
             errors.append('parallel must be 1: a sockperf client runs one socket (use processes for more clients)')
         if params.get('mps') is not None and test not in self.options['mps'].tests:
             errors.append('mps applies to udp_under_load and tcp_under_load only, not %s' % test)
+        for field in ('server', 'bind'):
+            if params.get(field) and common_args.is_ipv6(params[field]):
+                errors.append('%s must be an IPv4 address: sockperf 3.7 takes no IPv6 address, got %s'
+                              % (field, params[field]))
         if params.get('full_rtt') and mode_of(test) == 'throughput':
             errors.append('full_rtt applies to the latency tests only, not %s' % test)
         return errors

@@ -94,6 +94,7 @@ def test_throughput_is_what_the_client_sent_in_decimal_mbit(name, rate, mbps):
     ('noserver_udp.txt', 'ping-pong', 'sockperf: No messages were received from the server. Is the server down?'),
     ('noserver_tcp.txt', 'ping-pong', 'sockperf: ERROR: Can`t connect socket (errno=111 Connection refused)'),
     ('badport.txt', 'ping-pong', 'sockperf: No messages were received from the server. Is the server down?'),
+    ('ipv6.txt', 'ping-pong', "sockperf: '-i' Invalid address: ::1"),
     ('badopt.txt', 'ping-pong', 'sockperf printed its usage (it did not take the arguments it was given)'),
     ('badopt.txt', 'throughput', 'sockperf printed its usage (it did not take the arguments it was given)'),
     ('pp_udp.txt', 'throughput', 'sockperf printed no throughput summary (Message Rate, BandWidth)'),
@@ -152,6 +153,8 @@ def test_ids_records_and_openings():
                                        'clients)'),
     ('tcp_ping_pong', {'message_size': 13}, 'message_size must be between 14 and 65000, got 13'),
     ('tcp_under_load', {'mps': 0}, 'mps must be between 1 and 100000000, got 0'),
+    ('tcp_ping_pong', {'server': 'fd00::1'}, 'server must be an IPv4 address: sockperf 3.7 takes no IPv6 address, '
+                                             'got fd00::1'),
 ])
 def test_bad_options_are_refused_before_anything_runs(test, options, error):
     params = dict(TOOL.params_of(test), **options)
