@@ -51,7 +51,7 @@ options:
       - sockperf server port, 1-65535 (sockperf itself would take a larger one modulo 65536). Default C(11111).
   parallel:
     description:
-      - Must be 1: a sockperf client runs one socket. Use O(processes) for more clients at once.
+      - Must be 1 (a sockperf client runs one socket). Use O(processes) for more clients at once.
   message_size:
     description: Bytes per message (C(-m)), 14-65000; sockperf's default is 14. Names the test.
     type: int
