@@ -54,7 +54,7 @@ attributes:
       - This module changes nothing on the host.
 '''
 
-    # The test modules (iperf3, iperf2, netperf, nuttcp, ethr, bench_test): they measure and change
+    # The test modules (iperf3, iperf2, netperf, nuttcp, ethr, sockperf, bench_test): they measure and change
     # nothing; in check mode only the tool's version probe runs.
     TEST_MODULE = r'''
 options: {}

@@ -20,7 +20,7 @@ options:
   port:
     description:
       - Server (control) port, 1-65535. The default depends on the tool
-        (iperf3 5201, iperf2 5001, nuttcp 5000, netperf 12865, ethr 8888).
+        (iperf3 5201, iperf2 5001, nuttcp 5000, netperf 12865, ethr 8888, sockperf 11111).
       - With O(processes) > 1, client process N talks to O(port) + N - 1.
     type: int
   duration:

@@ -32,7 +32,7 @@ SUITES = ('bullseye', 'bookworm', 'trixie')
 # under emulation (minutes a package).
 VM_PACKAGES = BASE_PACKAGES + [
     'linux-image-amd64', 'initramfs-tools', 'systemd-sysv', 'udev', 'dbus', 'ifupdown', 'ifenslave',
-    'iperf3', 'netperf', 'nuttcp', 'iperf', 'less',
+    'iperf3', 'netperf', 'nuttcp', 'iperf', 'sockperf', 'less',
     # /etc/protocols and /etc/services: minbase leaves them out, and firewalld exits at start
     # without them ("INVALID_PROTOCOL: esp" while it loads its stock services)
     'netbase',

@@ -19,8 +19,10 @@ from ansible_collections.perflab.network.plugins.module_utils.tools import iperf
 from ansible_collections.perflab.network.plugins.module_utils.tools import iperf3 as _iperf3
 from ansible_collections.perflab.network.plugins.module_utils.tools import netperf as _netperf
 from ansible_collections.perflab.network.plugins.module_utils.tools import nuttcp as _nuttcp
+from ansible_collections.perflab.network.plugins.module_utils.tools import sockperf as _sockperf
 
-TOOLS = dict((tool.name, tool) for tool in (_iperf3.TOOL, _iperf2.TOOL, _netperf.TOOL, _nuttcp.TOOL, _ethr.TOOL))
+TOOLS = dict((tool.name, tool) for tool in (_iperf3.TOOL, _iperf2.TOOL, _netperf.TOOL, _nuttcp.TOOL, _ethr.TOOL,
+                                                  _sockperf.TOOL))
 NAMES = tuple(sorted(TOOLS))
 
 

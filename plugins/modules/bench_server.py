@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: bench_server
-short_description: Start, stop or check iperf3, iperf2, netperf, nuttcp and ethr servers
+short_description: Start, stop or check iperf3, iperf2, netperf, nuttcp, ethr and sockperf servers
 version_added: 0.1.0
 description:
   - Starts O(count) servers of one tool on the ports O(port) .. O(port) + O(count) - 1, each detached
@@ -70,7 +70,7 @@ options:
       - With O(state=stopped) or O(state=status) and neither O(tool) nor O(servers), every server of every
         tool with a pidfile in O(pid_dir) is meant (what an interrupted run can leave behind).
     type: str
-    choices: [ethr, iperf2, iperf3, netperf, nuttcp]
+    choices: [ethr, iperf2, iperf3, netperf, nuttcp, sockperf]
   servers:
     description:
       - Several groups of servers managed in one call, each as O(tool), O(port), O(count) and O(bind) would
@@ -83,7 +83,7 @@ options:
         description: The tool.
         type: str
         required: true
-        choices: [ethr, iperf2, iperf3, netperf, nuttcp]
+        choices: [ethr, iperf2, iperf3, netperf, nuttcp, sockperf]
       port:
         description: First (control) port, as O(port).
         type: int
@@ -108,7 +108,7 @@ options:
     type: str
   port:
     description:
-      - First (control) port, 1-65535. Defaults are iperf3 C(5201), iperf2 C(5001), netperf C(12865), nuttcp C(5000), ethr C(8888).
+      - First (control) port, 1-65535. Defaults are iperf3 C(5201), iperf2 C(5001), netperf C(12865), nuttcp C(5000), ethr C(8888), sockperf C(11111).
     type: int
   count:
     description: Number of servers, 1-64, on O(port), O(port)+1, ...; one iperf3 (or nuttcp) server runs one test at a time.
@@ -157,6 +157,7 @@ seealso:
   - module: perflab.network.nuttcp
   - module: perflab.network.netperf
   - module: perflab.network.ethr
+  - module: perflab.network.sockperf
 notes:
   - The pidfiles and ports are per host (network namespace); a pidfile whose process is gone, runs
     another program or lives in another network namespace is stale and replaced.

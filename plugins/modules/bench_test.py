@@ -14,7 +14,8 @@ short_description: Run one test of any benchmark tool of the collection and retu
 version_added: 0.2.0
 description:
   - Runs one test of O(tool) exactly as the tool's own module (M(perflab.network.iperf3),
-    M(perflab.network.iperf2), M(perflab.network.netperf), M(perflab.network.nuttcp), M(perflab.network.ethr)) would with the
+    M(perflab.network.iperf2), M(perflab.network.netperf), M(perflab.network.nuttcp), M(perflab.network.ethr),
+    M(perflab.network.sockperf)) would with the
     same arguments, with the tool's options given as one mapping O(options). The same runner, argv,
     parser and test id serve both.
   - The benchmark role runs every test of a plan through this module, so a plan item's options reach
@@ -42,7 +43,7 @@ options:
     description: The tool (a name of the collection's tool registry).
     type: str
     required: true
-    choices: [ethr, iperf2, iperf3, netperf, nuttcp]
+    choices: [ethr, iperf2, iperf3, netperf, nuttcp, sockperf]
   test:
     description:
       - The test, as the tool's module names it (for example V(tcp_stream), V(tcp_rr), V(latency)).
@@ -85,6 +86,7 @@ seealso:
   - module: perflab.network.netperf
   - module: perflab.network.nuttcp
   - module: perflab.network.ethr
+  - module: perflab.network.sockperf
   - module: perflab.network.bench_server
 '''
 

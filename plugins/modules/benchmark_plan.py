@@ -71,7 +71,7 @@ options:
     description: Keep only these tools' tests.
     type: list
     elements: str
-    choices: [ethr, iperf2, iperf3, netperf, nuttcp]
+    choices: [ethr, iperf2, iperf3, netperf, nuttcp, sockperf]
   hosts:
     description:
       - Inventory data per host, name to C({data_address, data_interface, peer, switch, os_family}).

@@ -104,7 +104,7 @@ def test_study_leaves_no_server_and_restores_stock(study, lab):
     assert res.rc == 0
     for host in ('lab1', 'lab2'):
         ps = lab.ssh(host, ['ps', '-eo', 'comm='], check=True).stdout.split()
-        assert not {'iperf3', 'netserver', 'nuttcp', 'ethr'} & set(ps), (host, ps)
+        assert not {'iperf3', 'netserver', 'nuttcp', 'ethr', 'sockperf'} & set(ps), (host, ps)
         assert lab.ssh(host, ['test', '-e', '/var/lib/perflab/tuning/stock.json']).returncode == 1
 
 

@@ -50,7 +50,8 @@ MAY_IMPORT = {
 LAYERS = {
     'core': ('common_args', 'limits', 'names', 'record', 'statistics', 'units'),
     'tools': ('tool', 'registry', 'tools', 'tools.ethr', 'tools.iperf2', 'tools.iperf3', 'tools.netperf',
-              'tools.nuttcp', 'parse_ethr', 'parse_iperf2', 'parse_iperf3', 'parse_netperf', 'parse_nuttcp'),
+              'tools.nuttcp', 'tools.sockperf', 'parse_ethr', 'parse_iperf2', 'parse_iperf3', 'parse_netperf',
+              'parse_nuttcp', 'parse_sockperf'),
     'host': ('process', 'nic', 'host_platform', 'host_freebsd', 'host_windows', 'host_network', 'host_guard',
              'host_snapshot', 'tuning_snapshot', 'tuning_sysctl_utils', 'tuning_ethtool_utils', 'sysprofile',
              'firewall_owned', 'run_lock'),
@@ -66,7 +67,7 @@ LAYER_OF = dict((name, layer) for layer, names in LAYERS.items() for name in nam
 # the argument checks of the modules: they run before anything happens on a host and do no host I/O,
 # not even through what they import (whatever the layer table says)
 ARGUMENT_CHECKS = ('common_args', 'names', 'tool', 'tools.ethr', 'tools.iperf2', 'tools.iperf3', 'tools.netperf',
-                   'tools.nuttcp', 'registry', 'servers', 'suite', 'study')
+                   'tools.nuttcp', 'tools.sockperf', 'registry', 'servers', 'suite', 'study')
 # the controller's report code loads no host code
 NO_HOST_CODE = ARGUMENT_CHECKS + LAYERS['report']
 HOST_LAYER = 'host'

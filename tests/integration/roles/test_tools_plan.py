@@ -34,23 +34,24 @@ FACTS = ROOT / 'tests' / 'unit' / 'fixtures' / 'facts'
 BIN = Path(sys.executable).parent
 ANSIBLE_PLAYBOOK = BIN / 'ansible-playbook'
 ANSIBLE_LINT = BIN / 'ansible-lint'
-TOOLS = ['iperf3', 'iperf2', 'netperf', 'nuttcp', 'ethr']
+TOOLS = ['iperf3', 'iperf2', 'netperf', 'nuttcp', 'ethr', 'sockperf']
 # tools_list's default: iperf2 is asked for by name (Windows and Clear Linux have no package of it)
 DEFAULT_TOOLS = ['iperf3', 'netperf', 'nuttcp', 'ethr']
 
 # TOOLS.md, "Where the packages are": OS -> tool -> (method, repository or component).
 DEBIAN = {'iperf3': ('package', None), 'iperf2': ('package', None), 'netperf': ('package', 'non-free'),
-          'nuttcp': ('package', None), 'ethr': ('release_zip', None)}
+          'nuttcp': ('package', None), 'ethr': ('release_zip', None), 'sockperf': ('package', None)}
 UBUNTU = {'iperf3': ('package', 'universe'), 'iperf2': ('package', 'universe'), 'netperf': ('package', 'multiverse'),
-          'nuttcp': ('package', 'universe'), 'ethr': ('release_zip', None)}
+          'nuttcp': ('package', 'universe'), 'ethr': ('release_zip', None),
+          'sockperf': ('package', 'universe')}
 EL = {'iperf3': ('package', None), 'iperf2': ('package', 'epel'), 'netperf': ('source', None),
-      'nuttcp': ('package', 'epel'), 'ethr': ('release_zip', None)}
+      'nuttcp': ('package', 'epel'), 'ethr': ('release_zip', None), 'sockperf': ('package', None)}
 FEDORA = {'iperf3': ('package', None), 'iperf2': ('package', None), 'netperf': ('source', None),
-          'nuttcp': ('package', None), 'ethr': ('release_zip', None)}
+          'nuttcp': ('package', None), 'ethr': ('release_zip', None), 'sockperf': ('package', None)}
 CLEAR = {'iperf3': ('package', None), 'netperf': ('source', None),
          'nuttcp': ('source', None), 'ethr': ('release_zip', None)}
 FREEBSD = {'iperf3': ('package', None), 'iperf2': ('package', None), 'netperf': ('package', None),
-           'nuttcp': ('package', None), 'ethr': ('unavailable', None)}
+           'nuttcp': ('package', None), 'ethr': ('unavailable', None)}   # sockperf: unavailable, not asked for
 WINDOWS = {'iperf3': ('package', None), 'netperf': ('unavailable', None),
            'nuttcp': ('release_binary', None), 'ethr': ('release_zip', None)}
 
@@ -212,6 +213,8 @@ def planned_vars(name):
         return WINDOWS_VARS
     if name.startswith('clearlinux'):
         return {}
+    if name.startswith('freebsd'):
+        return {'tools_list': [tool for tool in TOOLS if tool != 'sockperf']}   # no package of sockperf there
     return {'tools_list': TOOLS}
 
 
@@ -308,11 +311,13 @@ def test_plan_is_complete(plans, name):
 
 
 def test_unavailable_is_exactly_what_tools_md_says(plans):
-    """No tool silently lacks a source: the only gaps are FreeBSD's ethr, Windows' netperf and iperf2, Clear Linux' iperf2."""
+    """No tool silently lacks a source: the only gaps are FreeBSD's ethr, Windows' netperf and iperf2, Clear Linux'
+    iperf2, and sockperf on FreeBSD, Windows and Clear Linux."""
     declared = {(name, tool) for name in SUPPORTED for tool, e in plans[name]['plan_table'].items()
                 if e['method'] == 'unavailable'}
     assert declared == {('freebsd-12', 'ethr'), ('windows-2019', 'netperf'), ('windows-2019', 'iperf2'),
-                        ('clearlinux', 'iperf2')}
+                        ('clearlinux', 'iperf2'), ('freebsd-12', 'sockperf'), ('windows-2019', 'sockperf'),
+                        ('clearlinux', 'sockperf')}
     for name in SUPPORTED:
         table = plans[name]['plan_table']
         assert sorted(table) == sorted(TOOLS), name

@@ -139,7 +139,7 @@ def test_a_freebsd_and_a_windows_client_plan_every_test_their_tools_support(caps
     assert win_tools == ['iperf3.exe', 'nuttcp.exe', 'ethr.exe']
     # the full version (docs/studies.md)
     assert bsd_label == 'FreeBSD 12.0 stock' and win_label == 'Microsoft Windows Server 2019 Datacenter 10.0.17763.0 stock'
-    linux = ['iperf3', 'iperf', 'netperf', 'netserver', 'nuttcp', 'ethr']
+    linux = ['iperf3', 'iperf', 'netperf', 'netserver', 'nuttcp', 'ethr', 'sockperf']
 
     def host(address, interface, peer, family):
         return {'data_address': address, 'data_interface': interface, 'peer': peer, 'switch': None,
@@ -162,7 +162,7 @@ def test_a_freebsd_and_a_windows_client_plan_every_test_their_tools_support(caps
     quick = yaml.safe_load((SUITES / 'quick.yml').read_text())
     suite_tests = [(test['tool'], name) for test in quick['tests']
                    for name in (test['test'] if isinstance(test['test'], list) else [test['test']])]
-    assert set(tool for tool, _test in suite_tests) == {'iperf3', 'iperf2', 'netperf', 'nuttcp', 'ethr'}
+    assert set(tool for tool, _test in suite_tests) == {'iperf3', 'iperf2', 'netperf', 'nuttcp', 'ethr', 'sockperf'}
     planned = dict((pair, set(item['tool'] for item in result['runs'] if (item['client'], item['server']) == pair))
                    for pair in (('bsd1', 'deb1'), ('win1', 'deb1'), ('deb2', 'bsd1'), ('deb3', 'win1')))
     # every tool the tools role installs there (iperf2 is not in its default list)
@@ -181,7 +181,8 @@ def test_a_freebsd_and_a_windows_client_plan_every_test_their_tools_support(caps
     why = dict((record['tool'], record['error']) for record in result['perflab_result']
                if record['client']['name'] == 'win1')
     assert why == {'iperf2': 'iperf2 is not installed on win1 (install it with the perflab.network.tools role)',
-                   'netperf': 'netperf has no Windows build: its tests are left out on win1'}
+                   'netperf': 'netperf has no Windows build: its tests are left out on win1',
+                   'sockperf': 'sockperf has no Windows build: its tests are left out on win1'}
     why = dict((record['tool'], record['error']) for record in result['perflab_result']
                if record['server']['name'] == 'win1')
     assert why['netperf'] == 'netperf has no Windows build: its tests are left out on win1'

@@ -66,7 +66,7 @@ def test_osv_netperf_is_30s_five_runs():
 
 def test_quick_has_every_tool_and_short_tests():
     tests = s.expand_suite(load('quick'))
-    assert {t['tool'] for t in tests} == set(registry.NAMES) == {'iperf3', 'iperf2', 'netperf', 'nuttcp', 'ethr'}
+    assert {t['tool'] for t in tests} == set(registry.NAMES) == {'iperf3', 'iperf2', 'netperf', 'nuttcp', 'ethr', 'sockperf'}
     assert max(t['duration'] for t in tests) <= 5
 
 
@@ -119,8 +119,10 @@ def test_bad_suite_names_say_what_a_suite_may_be(name, start):
 def test_pairs_from_groups_with_peers_and_ports_per_server_index():
     pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2', 'lab3'])
     assert [(p['name'], p['index']) for p in pairs] == [('lab2->lab1', 0), ('lab3->lab1', 1)]
-    assert pairs[0]['ports'] == {'iperf3': 5201, 'iperf2': 5401, 'netperf': 12865, 'nuttcp': 5000, 'ethr': 8888}
-    assert pairs[1]['ports'] == {'iperf3': 5225, 'iperf2': 5425, 'netperf': 12889, 'nuttcp': 5024, 'ethr': 8912}
+    assert pairs[0]['ports'] == {'iperf3': 5201, 'iperf2': 5401, 'netperf': 12865, 'nuttcp': 5000, 'ethr': 8888,
+                                'sockperf': 11111}
+    assert pairs[1]['ports'] == {'iperf3': 5225, 'iperf2': 5425, 'netperf': 12889, 'nuttcp': 5024, 'ethr': 8912,
+                                'sockperf': 11135}
     assert pairs[0]['server_address'] == '10.0.1.11' and pairs[0]['client_address'] == '10.0.1.12'
 
 
@@ -216,7 +218,8 @@ def test_servers_needed_and_expected_duration():
     servers = s.servers_needed(items, pairs)
     assert [(x['pair'], x['tool'], x['port']) for x in servers if x['pair'] == 'lab3->lab1'] == [
         ('lab3->lab1', 'ethr', 8912), ('lab3->lab1', 'iperf2', 5425), ('lab3->lab1', 'iperf3', 5225),
-        ('lab3->lab1', 'netperf', 12889), ('lab3->lab1', 'nuttcp', 5024)]
+        ('lab3->lab1', 'netperf', 12889), ('lab3->lab1', 'nuttcp', 5024),
+        ('lab3->lab1', 'sockperf', 11135)]
     for server in servers:
         assert server['bench_server'] == {'tool': server['tool'], 'bind': server['server_address'],
                                           'port': server['port'], 'count': server['count']}
@@ -238,7 +241,7 @@ def test_servers_needed_and_expected_duration():
     # what the preflight connects to from each client: the TCP ports of its own servers only
     checks = s.connect_checks(servers)
     assert sorted(checks) == ['lab2', 'lab3']
-    assert [c['port'] for c in checks['lab3']] == [8912, 5425, 5225, 12889, 12890, 5024, 5025]
+    assert [c['port'] for c in checks['lab3']] == [8912, 5425, 5225, 12889, 12890, 5024, 5025, 11135]
     assert {c['address'] for c in checks['lab3']} == {'10.0.1.11'} and {c['server'] for c in checks['lab3']} == {'lab1'}
     per_pair = sum(t['duration'] + s.TEST_OVERHEAD_S for t in tests)
     assert s.expected_duration(items) == per_pair
@@ -355,7 +358,7 @@ def test_pair_ports_and_port_clashes_are_caught_by_the_plan():
         s.check_explicit_ports([{'client': 'a', 'server': 'b', 'ports': {'iperf3': 70000, 'bogus': 1}}])
     assert str(err.value) == ('benchmark_pairs a->b: ports.iperf3 must be a port number from 1024 to 65000, got 70000; '
                               "benchmark_pairs a->b: ports names an unknown tool 'bogus' (allowed: ethr, iperf2, "
-                              'iperf3, netperf, nuttcp)')
+                              'iperf3, netperf, nuttcp, sockperf)')
     servers = [{'tool': 'iperf3', 'port': 6000, 'pair': 'a->b', 'server': 'b',
                 'openings': [{'port': 6000, 'end_port': 6000, 'protocol': 'tcp'}]},
                {'tool': 'netperf', 'port': 5999, 'pair': 'a->b', 'server': 'b',

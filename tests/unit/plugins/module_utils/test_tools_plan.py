@@ -196,7 +196,7 @@ def test_a_source_that_is_neither_a_url_nor_a_controller_file():
 def test_the_request_and_the_os_are_checked_first():
     assert refused('debian-12', versions={'iperf9': '2.0'}, download_timeout=0, prefix='opt') == (
         'tools: invalid request: tools_download_timeout must be > 0 (got 0), tools_apt_cache_valid_time >= 0 (got 3600), '
-        'tools_versions may only name iperf3, iperf2, netperf, nuttcp, ethr (got iperf9), '
+        'tools_versions may only name iperf3, iperf2, netperf, nuttcp, ethr, sockperf (got iperf9), '
         'tools_prefix must be an absolute path (got opt).')
     message = refused('ubuntu-16.04')
     assert message.startswith('tools: Ubuntu 16 (Debian) is not supported. Supported: Debian 9+, Ubuntu 18.04+')
