@@ -13,28 +13,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import run_playbook
+# the default-drop ruleset whose `tcp dport 22 accept` (the lab's own SSH rule) is taken out below
+from test_firewall_bonding import DEFAULT_DROP_NFT, FIREWALL_PLAY
 
 pytestmark = pytest.mark.lab
 NAME, MGMT, DATA = 'safe35', '10.245.0.0/24', '10.245.1.0/24'
-
-FIREWALL_PLAY = '''
-- name: Firewall
-  hosts: lab1
-  gather_facts: false
-  roles:
-    - role: perflab.network.firewall
-'''
-
-# the lab's own SSH accept is the rule the test takes out later
-DEFAULT_DROP_NFT = '''table inet filter {
-  chain input {
-    type filter hook input priority filter; policy drop;
-    ct state established,related accept
-    iif lo accept
-    tcp dport 22 accept
-  }
-}
-'''
 
 # the handle of the lab's own `tcp dport 22 accept` (not the role's, which names a source and a comment)
 DROP_LAB_SSH_RULE = '''h=$(nft -a list chain inet filter input | awk '$1=="tcp" && $2=="dport" && $3=="22" && $4=="accept" {print $NF}')
@@ -53,7 +36,7 @@ def sh(lab, script, *args):
 def firewall(lab, tmp_path, **variables):
     play = tmp_path / 'firewall.yml'
     play.write_text(FIREWALL_PLAY)
-    return run_playbook(str(play), lab.inventory, variables)
+    return run_playbook(str(play), lab.inventory, dict(target='lab1', **variables))
 
 
 def test_firewall_rule_that_cuts_ssh_is_rolled_back_by_the_guard(lab, tmp_path):
