@@ -52,10 +52,10 @@ def test_every_entry_point_has_its_spec_and_tasks():
     with open(os.path.join(ROOT, 'roles', 'host_safety', 'meta', 'argument_specs.yml')) as handle:
         specs = yaml.safe_load(handle)['argument_specs']
     tasks = {name[:-4] for name, _text in task_files('host_safety')}
-    assert set(specs) == tasks == {'detect', 'guard_start', 'guard_confirm', 'guard_recover', 'check_connection'}
+    assert set(specs) == tasks == {'detect', 'guard_start', 'guard_confirm', 'guard_recover', 'check_connection', 'snapshot'}
     # what each task file reads of the public interface is declared in its entry point's spec
     for name, text in task_files('host_safety'):
-        used = set(re.findall(r'\b(host_safety_(?:guard|detect|check)_\w+)', text)) - {'host_safety_network'}
+        used = set(re.findall(r'\b(host_safety_(?:guard|detect|check|snapshot)_\w+)', text)) - {'host_safety_network'}
         declared = set(specs[name[:-4]]['options'])
         if name == 'guard_confirm.yml':
             declared |= {'host_safety_check_timeout', 'host_safety_check_what'}
@@ -69,3 +69,21 @@ def test_firewall_management_port_is_found_in_ranges_and_protocols():
     assert firewall_owned.covering(entries, '22', 'udp') == [entries[2]]
     assert firewall_owned.covering(entries, 2222) == []
     assert firewall_owned.covering([], 22) == []
+
+
+@pytest.mark.parametrize('role', [r for r in ROLES if r != 'host_safety'])
+def test_windows_snapshots_only_through_the_one_script(role):
+    for name, text in task_files(role):
+        assert 'ConvertTo-Json' not in text, 'roles/%s/tasks/%s writes a snapshot of its own' % (role, name)
+
+
+def test_the_snapshot_script_takes_what_the_entry_point_passes():
+    base = os.path.join(ROOT, 'roles', 'host_safety')
+    with open(os.path.join(base, 'files', 'snapshot-windows.ps1')) as handle:
+        script = handle.read()
+    with open(os.path.join(base, 'tasks', 'snapshot.yml')) as handle:
+        task = yaml.safe_load(handle)[0]['ansible.windows.win_powershell']
+    params = re.search(r'^param\((.*)\)$', script, re.M).group(1)
+    assert re.findall(r'\$(\w+)', params) == list(task['parameters']) == ['Path', 'Values', 'Header']
+    # add-only: an existing key is never overwritten, and nothing is written in check mode
+    assert 'if (-not $stock.Contains($key))' in script and 'if (-not $Ansible.CheckMode)' in script
