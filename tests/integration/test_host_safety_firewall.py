@@ -5,7 +5,8 @@ On lab1 with a default-drop nftables policy, SSH from the control node is let in
 the firewall role (firewall_ports 22/tcp from the control node's address, allowed by
 firewall_allow_management_change). Removing that rule (firewall_state=absent) really cuts new SSH
 connections: the guard's check fails, the host's own timer puts the saved ruleset back, SSH answers
-again and the role fails saying so. Without the opt-in the management port is refused before
+again and the role fails saying so; with the lab's own SSH rule back the removal is confirmed and the
+guard's records are removed. Without the opt-in the management port is refused before
 anything changes.
 """
 from __future__ import annotations
@@ -72,5 +73,12 @@ def test_firewall_rule_that_cuts_ssh_is_rolled_back_by_the_guard(lab, tmp_path):
         assert sh(lab, 'cat /var/lib/perflab/firewall/rolled-back-firewall').strip()
         assert 'nft -f /var/lib/perflab/firewall/before-firewall/ruleset.nft' in sh(
             lab, 'cat /var/lib/perflab/firewall/rollback-firewall.log')
+
+        # with the lab's SSH rule back, the same removal is confirmed, and the guard's records go with it
+        sh(lab, 'nft add rule inet filter input tcp dport 22 accept')
+        res = firewall(lab, tmp_path, firewall_state='absent', firewall_backend='nftables', **guard)
+        assert res.rc == 0, res.stdout[-4000:]
+        assert 'perflab' not in sh(lab, 'nft list ruleset')
+        assert sh(lab, 'ls /var/lib/perflab/firewall').split() == []
     finally:
         sh(lab, 'nft flush ruleset; rm -rf /var/lib/perflab/firewall')
