@@ -19,6 +19,8 @@ description:
   - The filter C(ipfw_owned) (input the lines of C(ipfw -S list), then the set and the tag) returns the numbers and comments
     of the role's ipfw rules (in its set, commented exactly C(<tag>:<12 hex digits>)), so that removal deletes those
     numbers, not the whole set.
+  - The filter C(firewall_covering) (input C(firewall_ports) / C(firewall_openings) entries, then a port and a protocol,
+    default C(tcp)) returns the entries whose range holds that port - the role's check of the management port.
 author:
   - perflab.network maintainers (@perflab)
 options:
@@ -63,6 +65,10 @@ def ipfw_owned(lines, rule_set, tag):
     return [{'number': number, 'comment': comment} for number, comment in owned.ipfw_owned(lines, rule_set, tag)]
 
 
+def firewall_covering(entries, port, protocol='tcp'):
+    return owned.covering(entries, port, protocol)
+
+
 class FilterModule(object):
     def filters(self):
-        return {'firewall_owned': firewall_owned, 'ipfw_owned': ipfw_owned}
+        return {'firewall_owned': firewall_owned, 'ipfw_owned': ipfw_owned, 'firewall_covering': firewall_covering}

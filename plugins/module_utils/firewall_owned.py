@@ -62,3 +62,12 @@ def ipfw_owned(lines, rule_set, tag):
         if match:
             found.append((int(match.group(1)), match.group(2)))
     return found
+
+
+def covering(entries, port, protocol='tcp'):
+    """The entries of ``firewall_ports`` / ``firewall_openings`` ({port, end_port, protocol}) whose
+    range holds ``port`` of ``protocol`` (the management port: a rule there can cut the connection)."""
+    port = int(port)
+    return [entry for entry in entries or []
+            if entry.get('protocol', protocol) == protocol
+            and int(entry['port']) <= port <= int(entry.get('end_port') or entry['port'])]

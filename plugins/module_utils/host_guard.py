@@ -101,6 +101,28 @@ def script(name, token, delay, state_dir, files=(), commands=(), shell=''):
     return '\n'.join(lines) + '\n'
 
 
+# The kernel packet filter's rulesets a guard saves before a firewall change and its timer puts
+# back: per kind, (save argv, file in before-NAME/, text put before the saved output, restore argv).
+# nftables: one file that flushes and loads in one transaction (iptables-nft rules are in it too).
+RULESETS = {
+    'nftables': [(('nft', 'list', 'ruleset'), 'ruleset.nft', 'flush ruleset\n', ('nft', '-f'))],
+    'iptables': [(('iptables-save',), 'iptables.rules', '', ('iptables-restore',)),
+                 (('ip6tables-save',), 'ip6tables.rules', '', ('ip6tables-restore',))],
+}
+
+
+def ruleset_plan(kinds, before_dir):
+    """What saving ``kinds`` (RULESETS keys) runs and what the timer runs to put them back:
+    ([(save argv, path, prefix)], [restore argv]), the restore after the files, in order."""
+    saves, restores = [], []
+    for kind in kinds:
+        for save, name, prefix, restore in RULESETS[kind]:
+            path = os.path.join(before_dir, name)
+            saves.append((list(save), path, prefix))
+            restores.append(list(restore) + [path])
+    return saves, restores
+
+
 def new_token():
     return binascii.hexlify(os.urandom(8)).decode('ascii')
 
@@ -126,11 +148,13 @@ def status(state_dir, name):
                 paths=p)
 
 
-def arm(state_dir, name, delay, files=(), commands=(), shell='', start=True, token=None):
-    """Copy the files, write the timer and start it (detached: it outlives the connection).
+def arm(state_dir, name, delay, files=(), commands=(), shell='', start=True, token=None, rulesets=(), run=None):
+    """Copy the files, save the ``rulesets`` (``run(argv) -> (rc, out, err)``), write the timer
+    and start it (detached: it outlives the connection).
 
     Returns (token, script text). The timer runs from memory (sh -c), not from the file:
-    a later arm rewriting the file cannot change what an earlier timer does.
+    a later arm rewriting the file cannot change what an earlier timer does. The rulesets are put
+    back after the files and before ``commands``.
     """
     p = paths(state_dir, name)
     if not os.path.isdir(state_dir):
@@ -142,10 +166,16 @@ def arm(state_dir, name, delay, files=(), commands=(), shell='', start=True, tok
     for path in files:
         if os.path.lexists(path):
             shutil.copy2(path, os.path.join(p['before'], copy_name(path)), follow_symlinks=False)
+    saves, restores = ruleset_plan(rulesets, p['before'])
+    for argv, path, prefix in saves:
+        rc, out, err = run(argv)
+        if rc != 0:
+            raise OSError('%s failed (rc %s): %s' % (' '.join(argv), rc, (err or out).strip()))
+        _write(path, prefix + out)
     for stale in (p['confirmed'], p['rolled_back'], p['log']):
         if os.path.exists(stale):
             os.unlink(stale)
-    text = script(name, token, delay, state_dir, files, commands, shell)
+    text = script(name, token, delay, state_dir, files, restores + list(commands), shell)
     _write(p['script'], text, 0o700)
     _write(p['armed'], token + '\n')
     if start:

@@ -171,6 +171,37 @@ def management(links_or_finder, ansible_host='', ssh_connection='', default_rout
     )
 
 
+def windows_interfaces(facts_interfaces):
+    """Names (``connection_name``) of the Windows setup facts' ``interfaces`` list."""
+    return [item.get('connection_name', '') for item in facts_interfaces or [] if item.get('connection_name')]
+
+
+def interfaces_of_address_windows(facts_interfaces, address):
+    """Names of the Windows interfaces holding ``address``, read from the setup facts' ``interfaces``
+    (``ipv4.address`` / ``ipv6.address``; an IPv6 address carries its zone, ``fe80::1%12``).
+    Facts of older Windows setups hold no address per interface: nothing is found there."""
+    address = normalize_address(address)
+    found = []
+    for item in facts_interfaces or []:
+        held = [normalize_address((item.get(family) or {}).get('address', '')) for family in ('ipv4', 'ipv6')]
+        if address and address in held and item.get('connection_name') not in found:
+            found.append(item.get('connection_name', ''))
+    return found
+
+
+def management_windows(facts_interfaces, ansible_host='', ssh_connection='', gateway_fallback=False):
+    """``management()`` of a Windows host from its setup facts (no command runs there for it): the
+    connection rules as on Linux; the default-route rule is the one interface with a
+    ``default_gateway`` (only with ``gateway_fallback``). Returns the same dict, plus ``interfaces_all``."""
+    gateways = [item.get('connection_name', '') for item in facts_interfaces or [] if item.get('default_gateway')]
+    found = management(lambda address: interfaces_of_address_windows(facts_interfaces, address),
+                       ansible_host=ansible_host, ssh_connection=ssh_connection,
+                       default_route_dev=gateways[0] if len(gateways) == 1 else '',
+                       use_default_route=gateway_fallback)
+    found['interfaces_all'] = windows_interfaces(facts_interfaces)
+    return found
+
+
 def is_own(name, own_prefix):
     """A configuration file named by one of ours (``own_prefix`` after an optional NN- or ifcfg-)."""
     return bool(own_prefix) and OWN_NAME_RE.sub('', name).startswith(own_prefix)

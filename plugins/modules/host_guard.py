@@ -73,6 +73,17 @@ options:
     description: With O(state=armed), shell lines the timer runs after O(commands) (for loops over what the stack needs).
     type: str
     default: ""
+  rulesets:
+    description:
+      - With O(state=armed), the kernel packet filter's rulesets to save now (in C(before-NAME/)) and that the timer
+        puts back after the files, before O(commands) - V(nftables) (C(nft list ruleset), put back by C(nft -f) of a
+        file that flushes first, one transaction; iptables-nft rules are in it too), V(iptables) (C(iptables-save) and
+        C(ip6tables-save), put back by C(iptables-restore) and C(ip6tables-restore)). The firewall role's guard.
+      - Fails before the timer is armed when a save command fails.
+    type: list
+    elements: str
+    choices: [iptables, nftables]
+    default: []
 '''
 
 EXAMPLES = r'''
@@ -135,6 +146,11 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.perflab.network.plugins.module_utils import host_guard
 
 
+def _run(module, argv):
+    binary = module.get_bin_path(argv[0], required=True)
+    return module.run_command([binary] + list(argv[1:]))
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -145,6 +161,7 @@ def main():
             files=dict(type='list', elements='path', default=[]),
             commands=dict(type='list', elements='list', default=[]),
             script_lines=dict(type='str', default=''),
+            rulesets=dict(type='list', elements='str', choices=sorted(host_guard.RULESETS), default=[]),
         ),
         supports_check_mode=True,
     )
@@ -159,7 +176,8 @@ def main():
                 module.fail_json(msg='delay must be 1-3600 (got %s)' % params['delay'])
             changed = True
             if not module.check_mode:
-                host_guard.arm(state_dir, name, params['delay'], params['files'], params['commands'], params['script_lines'])
+                host_guard.arm(state_dir, name, params['delay'], params['files'], params['commands'], params['script_lines'],
+                               rulesets=params['rulesets'], run=lambda argv: _run(module, argv))
         elif state == 'confirmed':
             if module.check_mode:
                 changed = host_guard.status(state_dir, name)['armed']

@@ -12,8 +12,9 @@ module: host_network_info
 short_description: Tell which interface carries the management connection, and which network stack manages an interface
 version_added: 0.1.0
 description:
-  - The one place the configuration roles (C(perflab.network.tuning), C(perflab.network.mtu),
-    C(perflab.network.bonding)) learn the host safety facts they refuse or guard a change by.
+  - The host safety facts the configuration roles (C(perflab.network.tuning), C(perflab.network.mtu),
+    C(perflab.network.bonding), C(perflab.network.firewall)) refuse or guard a change by, run for them by
+    C(perflab.network.host_safety)'s entry point C(detect) on Linux and FreeBSD.
   - B(Management interface.) The interfaces holding the address Ansible connects through, by
     these rules in order, every address found counting - C(ssh_connection) the server address of
     C($SSH_CONNECTION) (the address the current SSH connection arrived on, as seen on the host,
@@ -40,7 +41,9 @@ attributes:
   platform:
     support: full
     platforms: posix
-    details: On Windows hosts the roles find the management interface with their own PowerShell and use the C(windows) stack.
+    details: >-
+      On Windows hosts C(perflab.network.host_safety)'s C(detect) reads the management interface from the setup
+      facts (filter C(perflab.network.management_windows), the same rules) and uses the C(windows) stack.
 options:
   ansible_host:
     description:

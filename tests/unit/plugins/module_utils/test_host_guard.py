@@ -136,3 +136,56 @@ def test_forget_leaves_nothing(tmp_path, capsys):
     assert run_module(dict(base, state='absent'), capsys)['changed']
     assert sorted(os.listdir(str(state))) == ['other']
     assert not run_module(dict(base, state='absent'), capsys)['changed']
+
+
+def test_ruleset_commands_exact(tmp_path):
+    before = str(tmp_path / 'before-firewall')
+    saves, restores = hg.ruleset_plan(['nftables', 'iptables'], before)
+    assert saves == [(['nft', 'list', 'ruleset'], before + '/ruleset.nft', 'flush ruleset\n'),
+                     (['iptables-save'], before + '/iptables.rules', ''),
+                     (['ip6tables-save'], before + '/ip6tables.rules', '')]
+    assert restores == [['nft', '-f', before + '/ruleset.nft'],
+                        ['iptables-restore', before + '/iptables.rules'],
+                        ['ip6tables-restore', before + '/ip6tables.rules']]
+    assert hg.ruleset_plan([], before) == ([], [])
+
+
+def test_arm_saves_the_rulesets_and_the_timer_puts_them_back_first(tmp_path):
+    ran = []
+
+    def run(argv):
+        ran.append(argv)
+        return 0, 'table inet perflab {\n}\n', ''
+    token, text = hg.arm(str(tmp_path), 'firewall', 60, commands=[['true']], start=False, rulesets=['nftables'], run=run)
+    assert ran == [['nft', 'list', 'ruleset']]
+    saved = tmp_path / 'before-firewall' / 'ruleset.nft'
+    # one nft transaction: flush and load together, nothing in between lets traffic through unfiltered
+    assert saved.read_text() == 'flush ruleset\ntable inet perflab {\n}\n'
+    lines = text.splitlines()
+    assert lines.index('nft -f %s' % saved) < lines.index('true')
+    assert lines.index('nft -f %s' % saved) > lines.index('sleep 60')
+
+
+def test_a_failed_ruleset_save_arms_nothing(tmp_path):
+    with pytest.raises(OSError, match=r'iptables-save failed \(rc 1\): no iptables'):
+        hg.arm(str(tmp_path), 'firewall', 60, start=False, rulesets=['iptables'], run=lambda argv: (1, '', 'no iptables'))
+    assert not hg.status(str(tmp_path), 'firewall')['armed']
+
+
+def test_the_timer_restores_a_saved_ruleset_by_its_own_command(tmp_path):
+    # the restore runs the saved file through the command the plan names (a stand-in `nft` on PATH
+    # records its argv: no packet filter is changed by a unit test)
+    bindir = tmp_path / 'bin'
+    bindir.mkdir()
+    fake = bindir / 'nft'
+    fake.write_text('#!/bin/sh\necho "$@" >> %s\n' % (tmp_path / 'nft-argv'))
+    os.chmod(str(fake), 0o755)
+    state = tmp_path / 'state'
+    old_path = os.environ['PATH']
+    os.environ['PATH'] = '%s:%s' % (bindir, old_path)
+    try:
+        hg.arm(str(state), 'firewall', 1, rulesets=['nftables'], run=lambda argv: (0, 'table ip t {\n}\n', ''))
+        assert wait_for(str(state / 'rolled-back-firewall'))
+    finally:
+        os.environ['PATH'] = old_path
+    assert (tmp_path / 'nft-argv').read_text() == '-f %s\n' % (state / 'before-firewall' / 'ruleset.nft')
