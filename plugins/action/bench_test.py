@@ -20,10 +20,12 @@ from ansible_collections.perflab.network.plugins.module_utils.host_windows impor
 
 def run_windows_test(args, check_mode, execute):
     """The task's result: bench_test's arguments checked, the test run through ``execute``."""
-    validated = ArgumentSpecValidator(runner.bench_test_argument_spec()).validate(args)
+    validated = ArgumentSpecValidator(runner.bench_test_argument_spec(), **runner.BENCH_TEST_RULES).validate(args)
     if validated.error_messages:
         return {'failed': True, 'msg': '; '.join(validated.error_messages)}
-    params = validated.validated_parameters
+    params, errors = runner.bench_test_arguments(validated.validated_parameters)
+    if errors:
+        return {'failed': True, 'msg': '; '.join(errors)}
     tool = registry.get(params['tool'])
     tool_params, errors = runner.bench_test_params(tool, params)
     annotate, auto_errors = runner.bench_test_annotator(params)

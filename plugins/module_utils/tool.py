@@ -144,6 +144,8 @@ class Tool(object):
     server_log_message = ''
     # the tool has a Windows build (the action plugins of bench_test, bench_server, bench_preflight and system_profile can run it on a Windows host)
     windows = True
+    # whether the client can bind a source address (the plan binds the pair's client address where it can)
+    client_bind = True
     # --- report titles (the Phoronix result tables' style: "iPerf 3.12 - Duration: 60 Seconds - Test: UDP -
     # 1000 Mbit Objective - Parallel: 5"): the name they start with (None: ``title``), the label after
     # "Test:" of each record test, the phrase of each option that names a test (``%s`` its value), and

@@ -39,10 +39,28 @@ extends_documentation_fragment:
   - perflab.network.attributes.windows_action
 options:
   tool:
-    description: The tool (a name of the collection's tool registry).
+    description: The tool (a name of the collection's tool registry). One of O(tool) and O(item) is required.
     type: str
-    required: true
     choices: [ethr, iperf2, iperf3, netperf, nuttcp]
+  item:
+    description:
+      - "The test as one plan item of M(perflab.network.benchmark_plan) (RV(perflab.network.benchmark_plan#module:runs)),
+        instead of O(tool), O(test), O(options), O(server) and the other arguments of the test itself: the item's
+        C(tool), C(test), C(tool_options), C(server_address), C(port), C(duration), C(parallel_asked) (else C(parallel)),
+        C(parallel_values), C(processes), C(run_id), C(config), C(suite), C(repetition), C(client), C(server),
+        C(test_id), C(title), C(optional) and C(repetitions_auto) are those arguments; its C(client_address) is
+        O(bind) where the tool's client can bind an address (not nuttcp), its C(client_interface) is O(nic_interface)
+        unless O(nic_sampling=false)."
+      - What the benchmark role passes. The run's context (O(link_mbps), O(tool_paths), O(timeout), O(hold),
+        O(repetitions_earlier)) is still given beside it.
+    type: dict
+  nic_sampling:
+    description: With O(item), whether the NIC counters of the item's C(client_interface) are read.
+    type: bool
+    default: true
+  server:
+    description: The server's address. Required unless O(item) gives it.
+    type: str
   test:
     description:
       - The test, as the tool's module names it (for example V(tcp_stream), V(tcp_rr), V(latency)).
@@ -89,6 +107,12 @@ seealso:
 '''
 
 EXAMPLES = r'''
+- name: Each test of a plan, as the benchmark role runs it
+  perflab.network.bench_test:
+    item: "{{ item }}"
+    tool_paths: ["/opt/perflab/bin"]
+  loop: "{{ plan.runs }}"
+
 - name: The iperf3 UDP test of a plan item
   perflab.network.bench_test:
     tool: iperf3
@@ -140,13 +164,17 @@ from ansible_collections.perflab.network.plugins.module_utils import runner
 
 
 def main():
-    module = AnsibleModule(argument_spec=runner.bench_test_argument_spec(), supports_check_mode=True)
-    tool = registry.get(module.params['tool'])
-    params, errors = runner.bench_test_params(tool, module.params)
-    annotate, auto_errors = runner.bench_test_annotator(module.params)
+    module = AnsibleModule(argument_spec=runner.bench_test_argument_spec(), supports_check_mode=True,
+                           **runner.BENCH_TEST_RULES)
+    args, errors = runner.bench_test_arguments(module.params)
+    if errors:
+        module.fail_json(msg='; '.join(errors))
+    tool = registry.get(args['tool'])
+    params, errors = runner.bench_test_params(tool, args)
+    annotate, auto_errors = runner.bench_test_annotator(args)
     if errors or auto_errors:
         module.fail_json(msg='; '.join(errors + auto_errors))
-    runner.run_test(module, tool, params, result_key='perflab_held' if module.params['hold'] else 'perflab_result',
+    runner.run_test(module, tool, params, result_key='perflab_held' if args['hold'] else 'perflab_result',
                     annotate=annotate)
 
 

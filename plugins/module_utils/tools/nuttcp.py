@@ -42,6 +42,7 @@ class Nuttcp(Tool):
     server_executable = 'nuttcp'
     default_port = 5000
     default_test = 'tcp_stream'
+    client_bind = False       # nuttcp 6.x clients cannot bind a source address: the route picks the interface
     tests = {
         'tcp_stream': Test('tcp', 'client_to_server', flags=['-t']),
         'tcp_maerts': Test('tcp', 'server_to_client', flags=['-r']),
@@ -75,7 +76,7 @@ class Nuttcp(Tool):
     def option_errors(self, params):
         errors = udp_bitrate_errors(params)
         test = params['test']
-        if params.get('bind') is not None:
+        if params.get('bind') is not None and not self.client_bind:
             errors.append('bind is not supported by nuttcp (the client cannot bind a source address)')
         errors += size_errors(params, valid=size_bytes)
         if params.get('length') and test == 'udp_stream' and (size_bytes(params['length']) or 0) > 65507:

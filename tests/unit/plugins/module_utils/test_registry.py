@@ -67,6 +67,60 @@ def test_a_suite_test_has_the_id_the_module_gives_it_ad_hoc(suite_name, test):
     assert tool.test_id(params) == test['test_id']
 
 
+def plan_item(test, **extra):
+    """One plan item of ``test`` as suite.build_plan makes it (pair ports included)."""
+    pairs = [{'name': 'lab2->lab1', 'client': 'lab2', 'server': 'lab1', 'server_address': '10.0.0.1',
+              'client_address': '10.0.0.2', 'client_interface': 'data0',
+              'ports': dict((name, registry.get(name).default_port) for name in registry.NAMES)}]
+    items, _skipped = suites.build_plan([test], pairs, {'lab2': 'stock', 'lab1': 'stock'})
+    return dict(items[0], run_id='R1', suite='quick', **extra)
+
+
+def bench_test_checked(args):
+    """bench_test's arguments as its module checks them: the spec, then the plan item put in place."""
+    result = ArgumentSpecValidator(runner.bench_test_argument_spec(), **runner.BENCH_TEST_RULES).validate(args)
+    if result.error_messages:
+        return None, list(result.error_messages)
+    return runner.bench_test_arguments(result.validated_parameters)
+
+
+@pytest.mark.parametrize('suite_name, test', list(suite_tests()), ids=lambda v: v if isinstance(v, str) else v['test_id'])
+def test_bench_test_takes_a_plan_item_whole(suite_name, test):
+    # what the benchmark role passes: the item and the run's context; the tool module's parameters follow
+    item = plan_item(test)
+    args, errors = bench_test_checked({'item': item, 'link_mbps': 100.0, 'tool_paths': ['/opt/perflab/bin']})
+    assert errors == []
+    tool = registry.get(test['tool'])
+    params, errors = runner.bench_test_params(tool, args)
+    assert errors == []
+    assert tool.test_id(params) == item['test_id'] == params['test_id']
+    assert (params['server'], params['port'], params['repetition'], params['client_name'], params['server_name']) == \
+        ('10.0.0.1', item['port'], 1, 'lab2', 'lab1')
+    assert params['link_mbps'] == 100.0 and params['tool_paths'] == ['/opt/perflab/bin']
+    assert params['nic_interface'] == 'data0'
+    # the client binds the pair's address where the tool's client can (nuttcp 6 cannot: the route picks it)
+    assert params['bind'] == ('10.0.0.2' if tool.client_bind else None)
+    assert tool.errors(params) == []
+
+
+def test_bench_test_plan_item_context_and_refusals():
+    test = next(test for _name, test in suite_tests() if test['tool'] == 'iperf3')
+    args, errors = bench_test_checked({'item': plan_item(test, parallel_asked=7, title='T'), 'nic_sampling': False})
+    assert errors == []
+    assert args['nic_interface'] is None and args['parallel'] == 7 and args['title'] == 'T'
+    # an item's test arguments are the item's: the spec's defaults do not override them
+    assert args['duration'] == test['duration'] and args['options'] == plan_item(test)['tool_options']
+    # one way to name the test: the item or the arguments
+    assert bench_test_checked({'item': plan_item(test), 'tool': 'iperf3'})[1] == \
+        ['parameters are mutually exclusive: tool|item']
+    assert bench_test_checked({'server': '10.0.0.1'})[1] == ['one of the following is required: tool, item']
+    assert bench_test_checked({'item': {'test': 'tcp_stream'}})[1] == \
+        ['item: a plan item names its tool (tool), got the keys test']
+    # a bad value in the item is refused by name before anything runs
+    _args, errors = bench_test_checked({'item': dict(plan_item(test), port='http')})
+    assert errors and errors[0].startswith('item: ') and 'port' in errors[0]
+
+
 @pytest.mark.parametrize('suite_name, test', list(suite_tests()), ids=lambda v: v if isinstance(v, str) else v['test_id'])
 def test_a_plan_skipped_record_names_the_test_as_a_run_would(suite_name, test):
     tool = registry.get(test['tool'])
