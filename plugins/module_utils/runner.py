@@ -195,8 +195,9 @@ def run_test(module, tool, params, result_key='perflab_result', host=None, annot
     module.exit_json(changed=False, **extra)
 
 
-def main(tool):
-    """The whole of a test module: ``main(registry.get('<tool>'))``."""
+def main(name):
+    """The whole of a tool's test module (``plugins/modules/<tool>.py``): ``runner.main('<tool>')``."""
+    tool = registry.get(name)
     module = AnsibleModule(argument_spec=tool.argument_spec(), supports_check_mode=True)
     run_test(module, tool, module.params)
 

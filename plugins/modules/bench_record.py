@@ -25,19 +25,10 @@ description:
     becomes C(failed) and says so in its C(notes), its values kept.
   - With O(results), a failed record for each test that did not start.
   - Pure, runs on the controller and changes nothing.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
-  - perflab.network.attributes.platform
 attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
   platform:
-    support: full
-    platforms: posix
     details: It runs on the controller (the benchmark role delegates it to localhost); the hosts its records name can be any OS.
 options:
   items:
@@ -70,7 +61,7 @@ options:
   results:
     description:
       - Registered results of M(perflab.network.bench_test), each with its plan item as C(item) (a loop's
-        C(results)). A test that failed before its tool ran (no record: its module refused an option) gets a
+        C(results)). A test that failed before its tool ran (no record, its module refused an option) gets a
         failed record saying so; one whose host became unreachable gets none (a resumed run does it). The
         records the others returned are in RV(perflab_finished), not stored again.
     type: list

@@ -29,14 +29,11 @@ description:
     C(Get-NetAdapterStatistics) is read just before and just after the client (two samples). One client process per
     test (O(processes) 1); netperf has no Windows build."
   - FreeBSD and Windows are tested on real command output (unit tests), not on live hosts.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.test_module
   - perflab.network.attributes.windows_action
+  - perflab.network.attributes
 options:
   tool:
     description: The tool (a name of the collection's tool registry). One of O(tool) and O(item) is required.
@@ -137,19 +134,55 @@ perflab_held:
   elements: dict
 perflab_result:
   description:
-    - One C(perflab.result/2) record in a list, as the tool's module returns it (see docs/result-record.md).
+    - One C(perflab.result/2) record in a list, as the tool's module returns it. Every field is described once, in
+      docs/result-record.md in the collection (identity, what ran, where, metrics, intervals, NIC samples, status);
+      the tool's module says what is particular to its tool (its metrics, intervals and argv).
+    - Also returned when the test failed (with RV(perflab_result[].status=failed); the module fails).
   returned: unless O(hold)
   type: list
   elements: dict
   contains:
     test_id:
-      description: The test id, the same as the tool's own module gives the test.
+      description: The test id (docs/result-record.md), the same ad hoc, from a suite and in a plan-skipped record.
       type: str
       sample: iperf3/udp_stream/bitrate=100/parallel=2
-    processes:
-      description: With O(processes) > 1, each process C({port, metrics, status, error}); else null.
+    options:
+      description: The tool's own options as given (unset ones left out).
+      type: dict
+      sample: {test: udp_stream, bitrate: 100.0, omit: 0, zerocopy: false}
+    command:
+      description: The argv of the (first) client process.
+      type: list
+      elements: str
+      sample: [/usr/bin/iperf3, -c, 10.213.1.11, -p, '5201', -t, '10', -P, '2', -J, --get-server-output, -u, -b, 100M]
+    metrics:
+      description:
+        - Name to C({value, unit, higher_is_better}), combined over processes by each metric's rule (summed rates,
+          mean latencies); C(nic_rx_mbps), C(nic_tx_mbps) with O(nic_interface). Which metrics each tool gives is in its module.
+      type: dict
+      sample: {throughput_mbps: {value: 99.98, unit: Mbit/s, higher_is_better: true}}
+    intervals:
+      description: Per-interval samples C({t, <metric>...}), C(t) in seconds since the measured start; with several
+        processes the i-th samples are combined.
       type: list
       elements: dict
+      sample: [{t: 1.0, throughput_mbps: 99.9}, {t: 2.0, throughput_mbps: 100.1}]
+    processes:
+      description:
+        - With O(processes) > 1, each process C({port, metrics, status, error}); else null.
+        - C(port) is the server port the process talked to (netperf its server's data port, nuttcp its control port).
+      type: list
+      elements: dict
+      sample: [{port: 5201, metrics: {throughput_mbps: {value: 50.0, unit: Mbit/s, higher_is_better: true}},
+                status: ok, error: null}]
+    status:
+      description: C(ok), C(failed) or C(skipped) (check mode, or an optional test the tool's build cannot run).
+      type: str
+      sample: ok
+    error:
+      description: What went wrong in clear text (the tool's own message where it gave one), null when ok.
+      type: str
+      sample: "port 5201: the server is busy running a test. try again later"
 confidence:
   description: netperf only, with C(confidence) among O(options); see M(perflab.network.netperf).
   returned: when netperf ran with confidence

@@ -30,16 +30,11 @@ description:
     for NetworkManager or networkd; NetworkManager before ifcfg because it reads the ifcfg files.
   - O(stacks) limits the stacks tried (the order stays); only those are probed.
   - Reads only; changes nothing.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.info_module
+  - perflab.network.attributes
 attributes:
   platform:
-    support: full
-    platforms: posix
     details: On Windows hosts the roles find the management interface with their own PowerShell and use the C(windows) stack.
 options:
   ansible_host:

@@ -175,6 +175,38 @@ def test_module_docs_list_the_registry():
     # tests/unit/test_registry_lists.py
 
 
+# the one text every tool module's RETURN starts with: the record's fields are bench_test's RETURN
+TOOL_RETURN_HEAD = """perflab_result:
+  description:
+    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
+      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
+      once in docs/result-record.md in the collection; what follows is what is particular to %s.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+"""
+
+
+def module_docs(name):
+    module = __import__('ansible_collections.perflab.network.plugins.modules.%s' % name, fromlist=['RETURN'])
+    return module.RETURN
+
+
+def test_a_tool_module_returns_what_bench_test_documents_and_only_its_particulars():
+    common = yaml.safe_load(module_docs('bench_test'))['perflab_result']['contains']
+    # bench_test's RETURN documents the record's fields every tool fills
+    assert set(['test_id', 'options', 'command', 'metrics', 'intervals', 'processes', 'status', 'error']) <= set(common)
+    for name in registry.NAMES:
+        text = module_docs(name)
+        assert text.lstrip('\n').startswith(TOOL_RETURN_HEAD % name), name
+        returned = yaml.safe_load(text)
+        particular = returned['perflab_result']['contains']
+        # what a tool's module adds is a field bench_test documents, said for that tool
+        assert particular and set(particular) <= set(common), (name, sorted(set(particular) - set(common)))
+        assert set(returned) - {'perflab_result'} <= set(yaml.safe_load(module_docs('bench_test'))), name
+
+
 def test_where_the_tools_role_installs_is_where_every_module_looks():
     defaults = load_yaml('roles', 'tools', 'defaults', 'main.yml')
     assert defaults['tools_prefix'] + '/bin' == process.INSTALL_DIR
