@@ -237,3 +237,9 @@ def test_a_default_port_is_written_only_in_its_tool_file():
             if pattern.search(code_part):
                 offenders.append('%s:%d: %s' % (os.path.relpath(path, ROOT), number, line.strip()))
     assert offenders == []
+
+
+def test_a_plan_item_that_says_its_bind_is_taken_at_its_word():
+    test = next(test for _name, test in suite_tests() if test['tool'] == 'iperf3')
+    assert runner.plan_item_args(dict(plan_item(test), bind=None)).get('bind') is None
+    assert runner.plan_item_args(dict(plan_item(test), bind='10.0.0.9'))['bind'] == '10.0.0.9'
