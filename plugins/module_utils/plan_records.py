@@ -21,6 +21,7 @@ __metaclass__ = type
 import copy
 
 from ansible_collections.perflab.network.plugins.module_utils import record as records
+from ansible_collections.perflab.network.plugins.module_utils.record import BULKY
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import repetitions
 
@@ -93,7 +94,9 @@ def finish(items=(), reason='', done=(), records=(), servers=(), server_error=No
     returned, new = test_results(results)
     new += [server_verdict(record, servers, server_error) for record in records]
     new += unrun_records(items, reason, list(done) + returned + new)
-    return new, returned + new
+    # kept without their bulky fields: what they measured, as a resume reads a results file
+    return new, [dict((key, value) for key, value in record.items() if key not in BULKY)
+                 for record in returned + new]
 
 
 def failed_host_labels(labels, pairs, failed):
