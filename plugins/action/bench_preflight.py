@@ -8,8 +8,6 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible.plugins.action import ActionBase
-from ansible.plugins.action.normal import ActionModule as NormalAction
 
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
 from ansible_collections.perflab.network.plugins.module_utils import preflight
@@ -83,13 +81,5 @@ def windows_path_mtu(params, host, unanswered):
     return found, problems, ran
 
 
-class ActionModule(NormalAction):
-    """The module as always on Linux and FreeBSD (ansible's normal action); on a Windows host, the above."""
-
-    def run(self, tmp=None, task_vars=None):
-        if not win_action.is_windows(self._connection):
-            return super(ActionModule, self).run(tmp, task_vars)
-        result = ActionBase.run(self, tmp, task_vars)
-        result.update(check(dict(self._task.args), win_action.executor(self._execute_module, task_vars)))
-        result.setdefault('changed', False)
-        return result
+# the module as always on Linux and FreeBSD (Ansible's normal action); on a Windows host, the above
+ActionModule = win_action.action_module(lambda args, check_mode, execute, task_vars: check(args, execute))

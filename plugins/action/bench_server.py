@@ -10,8 +10,6 @@ __metaclass__ = type
 import ntpath
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible.plugins.action import ActionBase
-from ansible.plugins.action.normal import ActionModule as NormalAction
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
@@ -127,14 +125,5 @@ def manage(args, check_mode, execute):
     return {'changed': changed, 'servers': servers}
 
 
-class ActionModule(NormalAction):
-    """The module as always on Linux and FreeBSD (ansible's normal action); on a Windows host, the above."""
-
-    def run(self, tmp=None, task_vars=None):
-        if not win_action.is_windows(self._connection):
-            return super(ActionModule, self).run(tmp, task_vars)
-        result = ActionBase.run(self, tmp, task_vars)
-        result.update(manage(dict(self._task.args), self._play_context.check_mode,
-                             win_action.executor(self._execute_module, task_vars)))
-        result.setdefault('changed', False)
-        return result
+# the module as always on Linux and FreeBSD (Ansible's normal action); on a Windows host, the above
+ActionModule = win_action.action_module(lambda args, check_mode, execute, task_vars: manage(args, check_mode, execute))

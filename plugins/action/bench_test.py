@@ -9,8 +9,6 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible.plugins.action import ActionBase
-from ansible.plugins.action.normal import ActionModule as NormalAction
 
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
@@ -20,10 +18,12 @@ from ansible_collections.perflab.network.plugins.module_utils.host_windows impor
 
 def run_windows_test(args, check_mode, execute):
     """The task's result: bench_test's arguments checked, the test run through ``execute``."""
-    validated = ArgumentSpecValidator(runner.bench_test_argument_spec()).validate(args)
+    validated = ArgumentSpecValidator(runner.bench_test_argument_spec(), **runner.BENCH_TEST_RULES).validate(args)
     if validated.error_messages:
         return {'failed': True, 'msg': '; '.join(validated.error_messages)}
-    params = validated.validated_parameters
+    params, errors = runner.bench_test_arguments(validated.validated_parameters)
+    if errors:
+        return {'failed': True, 'msg': '; '.join(errors)}
     tool = registry.get(params['tool'])
     tool_params, errors = runner.bench_test_params(tool, params)
     annotate, auto_errors = runner.bench_test_annotator(params)
@@ -44,14 +44,5 @@ def run_windows_test(args, check_mode, execute):
     return {'failed': True, 'msg': 'bench_test (Windows): the runner returned no result'}
 
 
-class ActionModule(NormalAction):
-    """The module as always on Linux and FreeBSD (ansible's normal action); on a Windows host, the above."""
-
-    def run(self, tmp=None, task_vars=None):
-        if not win_action.is_windows(self._connection):
-            return super(ActionModule, self).run(tmp, task_vars)
-        result = ActionBase.run(self, tmp, task_vars)
-        result.update(run_windows_test(dict(self._task.args), self._play_context.check_mode,
-                                       win_action.executor(self._execute_module, task_vars)))
-        result.setdefault('changed', False)
-        return result
+# the module as always on Linux and FreeBSD (Ansible's normal action); on a Windows host, the above
+ActionModule = win_action.action_module(lambda args, check_mode, execute, task_vars: run_windows_test(args, check_mode, execute))

@@ -7,23 +7,30 @@ __metaclass__ = type
 
 
 class ModuleDocFragment(object):
-    """Shared C(attributes) of perflab.network modules."""
+    """What every perflab.network module shares: its author, the descriptions of its C(attributes) and the support
+    most modules have (full check mode, no diff, POSIX hosts). A module lists this fragment last: its own values
+    and those of the fragments listed before it win, so that it states only what differs and its details."""
 
     DOCUMENTATION = r'''
+author:
+  - perflab.network contributors (@perflab)
 options: {}
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-'''
-
-    PLATFORM = r'''
-options: {}
-attributes:
+    support: none
   platform:
     description: Target OS/families that can be operated against.
-    support: N/A
+    support: full
+    platforms: posix
+'''
+
+    # the platform's description is in DOCUMENTATION above: this name is kept for the modules that list it
+    PLATFORM = r'''
+options: {}
 '''
 
     # Modules with an action plugin of the same name that drives Windows hosts from the controller

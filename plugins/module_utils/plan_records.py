@@ -21,6 +21,7 @@ __metaclass__ = type
 import copy
 
 from ansible_collections.perflab.network.plugins.module_utils import record as records
+from ansible_collections.perflab.network.plugins.module_utils.record import BULKY
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import repetitions
 
@@ -64,6 +65,38 @@ def unrun_records(items, reason, done=()):
     return [planned_record(item, 'failed', reason) for item in items
             if item_key(item) not in done_keys and not (item.get('repetitions_auto')
                                                         and repetitions.test_key(item) in stopped)]
+
+
+def test_results(results):
+    """(returned, unstarted): the records bench_test's registered ``results`` (each with its plan item as
+    ``item``) returned, and a failed record for each test that failed before its tool ran (its module refused
+    an option: no record), so that no planned test vanishes. A test whose host became unreachable gets none:
+    it was not done (a resumed run does it)."""
+    returned, unstarted = [], []
+    for result in results:
+        if result.get('perflab_result') is not None:
+            returned += result['perflab_result']
+        elif result.get('failed') and 'unreachable' not in result:
+            unstarted.append(planned_record(result['item'], 'failed',
+                                            'the test did not start: %s' % (result.get('msg') or 'no message')))
+    return returned, unstarted
+
+
+def finish(items=(), reason='', done=(), records=(), servers=(), server_error=None, results=()):
+    """What bench_record does: (the records to store, every record this call finished).
+
+    To store: the failed records of ``results`` that did not start (test_results), the held ``records`` with
+    what their servers' logs showed (server_verdict), and a failed record for each of the ``items`` that has
+    none among ``done`` and these (a stage kept it from running). Finished: those, and the records the
+    ``results`` returned themselves (the callback stored them already): the benchmark role keeps them, one list
+    of the records of its run (the summary, the auto repetitions' rule, the items a failed stage left).
+    """
+    returned, new = test_results(results)
+    new += [server_verdict(record, servers, server_error) for record in records]
+    new += unrun_records(items, reason, list(done) + returned + new)
+    # kept without their bulky fields: what they measured, as a resume reads a results file
+    return new, [dict((key, value) for key, value in record.items() if key not in BULKY)
+                 for record in returned + new]
 
 
 def failed_host_labels(labels, pairs, failed):

@@ -22,6 +22,8 @@ SCHEMA = 'perflab.result/2'
 READABLE_MAJORS = (1, 2)
 RAW_LIMIT = 64 * 1024
 STATUSES = ('ok', 'failed', 'skipped')
+# a record's bulky fields, left out where only what a run measured counts (a resume's plan, the role's list of records)
+BULKY = ('raw', 'intervals', 'commands', 'command', 'processes', 'nic')
 
 # name -> (unit, higher_is_better, combine): how the values of several client processes
 # run at once (and their interval samples) combine into one. A tool whose value means

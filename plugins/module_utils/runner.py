@@ -211,17 +211,34 @@ def run_test(module, tool, params, result_key='perflab_result', host=None, annot
     module.exit_json(changed=False, **extra)
 
 
-def main(tool):
-    """The whole of a test module: ``main(registry.get('<tool>'))``."""
+def main(name):
+    """The whole of a tool's test module (``plugins/modules/<tool>.py``): ``runner.main('<tool>')``."""
+    tool = registry.get(name)
     module = AnsibleModule(argument_spec=tool.argument_spec(), supports_check_mode=True)
     run_test(module, tool, module.params)
 
 
+# a plan item's fields (benchmark_plan's ``runs``, suite.build_plan) by the bench_test argument each is
+PLAN_ITEM_ARGS = (('tool', 'tool'), ('test', 'test'), ('options', 'tool_options'), ('server', 'server_address'),
+                  ('port', 'port'), ('duration', 'duration'), ('processes', 'processes'),
+                  ('parallel_values', 'parallel_values'), ('run_id', 'run_id'), ('config', 'config'),
+                  ('suite', 'suite'), ('repetition', 'repetition'), ('client_name', 'client'),
+                  ('server_name', 'server'), ('server_interface', 'server_interface'), ('test_id', 'test_id'), ('title', 'title'), ('optional', 'optional'),
+                  ('repetitions_auto', 'repetitions_auto'))
+
+# bench_test takes a test either by its arguments (``tool``, ``test``, ``server``...) or as a plan item
+BENCH_TEST_RULES = dict(required_one_of=[['tool', 'item']], mutually_exclusive=[['tool', 'item']])
+
+
 def bench_test_argument_spec():
-    """bench_test's arguments (the module, and its action plugin on Windows hosts)."""
+    """bench_test's arguments (the module, and its action plugin on Windows hosts); with BENCH_TEST_RULES."""
     spec = common_args.common_argument_spec()
+    # with ``item`` the server is the item's: the tool's own spec still requires one (bench_test_params)
+    spec['server'] = dict(spec['server'], required=False)
     spec.update(
-        tool=dict(type='str', required=True, choices=list(registry.NAMES)),
+        tool=dict(type='str', choices=list(registry.NAMES)),
+        item=dict(type='dict'),
+        nic_sampling=dict(type='bool', default=True),
         test=dict(type='str'),
         options=dict(type='dict', default={}),
         path=dict(type='path'),
@@ -230,6 +247,35 @@ def bench_test_argument_spec():
         repetitions_earlier=dict(type='list', elements='raw', default=[]),
     )
     return spec
+
+
+def plan_item_args(item, nic_sampling=True):
+    """bench_test's arguments of one plan item: its test, what the suite asked (``parallel_asked``: the test
+    module records what the tool really ran), the item's ``bind`` (else the pair's client address where the
+    tool's client can bind one), and the client's interface for the NIC counters unless ``nic_sampling`` is off."""
+    args = dict((arg, item[key]) for arg, key in PLAN_ITEM_ARGS if item.get(key) not in (None, '', {}))
+    args['parallel'] = item['parallel_asked'] if 'parallel_asked' in item else item.get('parallel')
+    tool = registry.TOOLS.get(item.get('tool'))
+    bind = item['bind'] if 'bind' in item else (item.get('client_address') if tool and tool.client_bind else None)
+    if bind:
+        args['bind'] = bind
+    if nic_sampling and item.get('client_interface'):
+        args['nic_interface'] = item['client_interface']
+    return args
+
+
+def bench_test_arguments(params):
+    """bench_test's checked arguments with a plan item (``item``) put in place: (params, errors)."""
+    if not params.get('item'):
+        return params, []
+    given = dict((key, value) for key, value in params.items() if key != 'item' and value is not None)
+    for arg in [arg for arg, _key in PLAN_ITEM_ARGS] + ['parallel', 'bind', 'nic_interface']:
+        given.pop(arg, None)   # the defaults of what the item gives
+    given.update(plan_item_args(params['item'], params.get('nic_sampling', True)))
+    if 'tool' not in given:
+        return None, ['item: a plan item names its tool (tool), got the keys %s' % ', '.join(sorted(params['item']))]
+    result = ArgumentSpecValidator(bench_test_argument_spec(), **BENCH_TEST_RULES).validate(given)
+    return result.validated_parameters, ['item: %s' % msg for msg in result.error_messages]
 
 
 def bench_test_annotator(params):

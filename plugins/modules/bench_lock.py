@@ -27,20 +27,11 @@ description:
     RV(holder) with C(malformed) saying what was found and a token naming that content; the filter calls it
     stale, so a run (or C(playbooks/revert.yml)) replaces or removes it. A lock that cannot be written fails
     with the path and why (not a directory, not writable by the connection's user, a read-only file system).
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
-  - perflab.network.attributes.platform
 attributes:
   check_mode:
-    support: full
     details: Reports whether the lock would be taken or released, and changes nothing.
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 options:
   state:
     description: Take (V(acquired)) or give back (V(released)) the lock.

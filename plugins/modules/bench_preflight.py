@@ -42,21 +42,12 @@ description:
     each of O(addresses) routes over O(data_interface) (C(ip -j address show), C(ip -j route get ADDRESS)); on Linux
     only (FreeBSD and Windows hosts return it empty).
   - Reads only; changes nothing, so it runs in check mode as well.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.windows_action
+  - perflab.network.attributes
 attributes:
   check_mode:
-    support: full
     details: The module only reads (it pings and lists), and does the same in check mode.
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 notes:
   - The listening ports come from C(/proc/net), so they are those of the host's network namespace
     (on FreeBSD from C(sockstat), those of the host or jail the module runs in).

@@ -13,7 +13,8 @@ module: bench_record
 short_description: Emit the benchmark role's records that no test module returns
 version_added: 0.1.0
 description:
-  - Returns records as RV(perflab_result), which the results callback stores, for two cases of the benchmark role.
+  - Returns records as RV(perflab_result), which the results callback stores, for three cases of the benchmark role,
+    and in RV(perflab_finished) every record of the call, the one list of a run's records the role keeps.
   - With O(items) and O(reason), a record with status C(failed) for each plan item (of
     M(perflab.network.benchmark_plan)'s RV(perflab.network.benchmark_plan#module:runs)) that has no record
     among O(done) yet, so that the report says why a planned test did not run when a stage before it failed
@@ -22,20 +23,12 @@ description:
     amended with what the logs of their servers showed (O(servers), M(perflab.network.bench_server) with
     C(state=status)); a test whose server hit a limit the tool's registry file names (ethr's open-files limit)
     becomes C(failed) and says so in its C(notes), its values kept.
+  - With O(results), a failed record for each test that did not start.
   - Pure, runs on the controller and changes nothing.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
-  - perflab.network.attributes.platform
 attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
   platform:
-    support: full
-    platforms: posix
     details: It runs on the controller (the benchmark role delegates it to localhost); the hosts its records name can be any OS.
 options:
   items:
@@ -65,6 +58,15 @@ options:
   server_error:
     description: Why the server's log could not be read (the records get a note saying it was not checked).
     type: str
+  results:
+    description:
+      - Registered results of M(perflab.network.bench_test), each with its plan item as C(item) (a loop's
+        C(results)). A test that failed before its tool ran (no record, its module refused an option) gets a
+        failed record saying so; one whose host became unreachable gets none (a resumed run does it). The
+        records the others returned are in RV(perflab_finished), not stored again.
+    type: list
+    elements: dict
+    default: []
 '''
 
 EXAMPLES = r'''
@@ -80,11 +82,22 @@ EXAMPLES = r'''
     records: "{{ __held.perflab_held }}"
     servers: "{{ __server_status.servers }}"
   delegate_to: localhost
+
+- name: Record the tests of a loop that failed to start, and keep every record of the loop
+  perflab.network.bench_record:
+    results: "{{ __tests.results }}"
+  delegate_to: localhost
+  register: __recorded
 '''
 
 RETURN = r'''
 perflab_result:
-  description: The records (C(perflab.result/2), see docs/result-record.md).
+  description: The records this call made, for the results callback to store (C(perflab.result/2), see docs/result-record.md).
+  returned: always
+  type: list
+  elements: dict
+perflab_finished:
+  description: The records of the O(results) that returned one (stored already) and RV(perflab_result).
   returned: always
   type: list
   elements: dict
@@ -104,16 +117,15 @@ def main():
             records=dict(type='list', elements='dict', default=[]),
             servers=dict(type='list', elements='dict', default=[]),
             server_error=dict(type='str'),
+            results=dict(type='list', elements='dict', default=[]),
         ),
         supports_check_mode=True,
     )
-    p = module.params
     try:
-        out = plan_records.unrun_records(p['items'], p['reason'], p['done'] + p['records'])
-        out += [plan_records.server_verdict(record, p['servers'], p['server_error']) for record in p['records']]
+        out, finished = plan_records.finish(**module.params)
     except (KeyError, TypeError, ValueError) as exc:
         module.fail_json(msg='bench_record: an item or record lacks what a record needs: %s' % exc)
-    module.exit_json(changed=False, perflab_result=out)
+    module.exit_json(changed=False, perflab_result=out, perflab_finished=finished)
 
 
 if __name__ == '__main__':

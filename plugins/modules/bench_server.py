@@ -46,22 +46,13 @@ description:
     (nuttcp 6 servers cannot bind an address, they listen on all); ethr C(ethr -s -port PORT -no [-ip BIND]);
     iperf2 C(iperf -s -p PORT [-B BIND]) (its TCP server). Each is the tool's registry file's
     (C(plugins/module_utils/tools/<tool>.py))."
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.windows_action
+  - perflab.network.attributes
 attributes:
   check_mode:
-    support: full
     details:
       - In check mode nothing is started or stopped; RV(servers[].state) says what would happen.
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 options:
   tool:
     description:

@@ -30,20 +30,35 @@ description:
     C(Get-NetAdapterStatistics) is read just before and just after the client (two samples). One client process per
     test (O(processes) 1); netperf has no Windows build."
   - FreeBSD and Windows are tested on real command output (unit tests), not on live hosts.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.test_module
   - perflab.network.attributes.windows_action
+  - perflab.network.attributes
 options:
   tool:
-    description: The tool (a name of the collection's tool registry).
+    description: The tool (a name of the collection's tool registry). One of O(tool) and O(item) is required.
     type: str
-    required: true
     choices: [ethr, iperf2, iperf3, netperf, nuttcp, sockperf]
+  item:
+    description:
+      - "The test as one plan item of M(perflab.network.benchmark_plan) (RV(perflab.network.benchmark_plan#module:runs)),
+        instead of O(tool), O(test), O(options), O(server) and the other arguments of the test itself: the item's
+        C(tool), C(test), C(tool_options), C(server_address), C(port), C(duration), C(parallel_asked) (else C(parallel)),
+        C(parallel_values), C(processes), C(run_id), C(config), C(suite), C(repetition), C(client), C(server),
+        C(server_interface), C(test_id), C(title), C(optional) and C(repetitions_auto) are those arguments; its C(client_address) is
+        O(bind) where the tool's client can bind an address (not nuttcp), its C(client_interface) is O(nic_interface)
+        unless O(nic_sampling=false)."
+      - What the benchmark role passes. The run's context (O(link_mbps), O(tool_paths), O(timeout), O(hold),
+        O(repetitions_earlier)) is still given beside it.
+    type: dict
+  nic_sampling:
+    description: With O(item), whether the NIC counters of the item's C(client_interface) are read.
+    type: bool
+    default: true
+  server:
+    description: The server's address. Required unless O(item) gives it.
+    type: str
   test:
     description:
       - The test, as the tool's module names it (for example V(tcp_stream), V(tcp_rr), V(latency)).
@@ -91,6 +106,12 @@ seealso:
 '''
 
 EXAMPLES = r'''
+- name: Each test of a plan, as the benchmark role runs it
+  perflab.network.bench_test:
+    item: "{{ item }}"
+    tool_paths: ["/opt/perflab/bin"]
+  loop: "{{ plan.runs }}"
+
 - name: The iperf3 UDP test of a plan item
   perflab.network.bench_test:
     tool: iperf3
@@ -115,19 +136,55 @@ perflab_held:
   elements: dict
 perflab_result:
   description:
-    - One C(perflab.result/2) record in a list, as the tool's module returns it (see docs/result-record.md).
+    - One C(perflab.result/2) record in a list, as the tool's module returns it. Every field is described once, in
+      docs/result-record.md in the collection (identity, what ran, where, metrics, intervals, NIC samples, status);
+      the tool's module says what is particular to its tool (its metrics, intervals and argv).
+    - Also returned when the test failed (with RV(perflab_result[].status=failed); the module fails).
   returned: unless O(hold)
   type: list
   elements: dict
   contains:
     test_id:
-      description: The test id, the same as the tool's own module gives the test.
+      description: The test id (docs/result-record.md), the same ad hoc, from a suite and in a plan-skipped record.
       type: str
       sample: iperf3/udp_stream/bitrate=100/parallel=2
-    processes:
-      description: With O(processes) > 1, each process C({port, metrics, status, error}); else null.
+    options:
+      description: The tool's own options as given (unset ones left out).
+      type: dict
+      sample: {test: udp_stream, bitrate: 100.0, omit: 0, zerocopy: false}
+    command:
+      description: The argv of the (first) client process.
+      type: list
+      elements: str
+      sample: [/usr/bin/iperf3, -c, 10.213.1.11, -p, '5201', -t, '10', -P, '2', -J, --get-server-output, -u, -b, 100M]
+    metrics:
+      description:
+        - Name to C({value, unit, higher_is_better}), combined over processes by each metric's rule (summed rates,
+          mean latencies); C(nic_rx_mbps), C(nic_tx_mbps) with O(nic_interface). Which metrics each tool gives is in its module.
+      type: dict
+      sample: {throughput_mbps: {value: 99.98, unit: Mbit/s, higher_is_better: true}}
+    intervals:
+      description: Per-interval samples C({t, <metric>...}), C(t) in seconds since the measured start; with several
+        processes the i-th samples are combined.
       type: list
       elements: dict
+      sample: [{t: 1.0, throughput_mbps: 99.9}, {t: 2.0, throughput_mbps: 100.1}]
+    processes:
+      description:
+        - With O(processes) > 1, each process C({port, metrics, status, error}); else null.
+        - C(port) is the server port the process talked to (netperf its server's data port, nuttcp its control port).
+      type: list
+      elements: dict
+      sample: [{port: 5201, metrics: {throughput_mbps: {value: 50.0, unit: Mbit/s, higher_is_better: true}},
+                status: ok, error: null}]
+    status:
+      description: C(ok), C(failed) or C(skipped) (check mode, or an optional test the tool's build cannot run).
+      type: str
+      sample: ok
+    error:
+      description: What went wrong in clear text (the tool's own message where it gave one), null when ok.
+      type: str
+      sample: "port 5201: the server is busy running a test. try again later"
 confidence:
   description: netperf only, with C(confidence) among O(options); see M(perflab.network.netperf).
   returned: when netperf ran with confidence
@@ -142,13 +199,17 @@ from ansible_collections.perflab.network.plugins.module_utils import runner
 
 
 def main():
-    module = AnsibleModule(argument_spec=runner.bench_test_argument_spec(), supports_check_mode=True)
-    tool = registry.get(module.params['tool'])
-    params, errors = runner.bench_test_params(tool, module.params)
-    annotate, auto_errors = runner.bench_test_annotator(module.params)
+    module = AnsibleModule(argument_spec=runner.bench_test_argument_spec(), supports_check_mode=True,
+                           **runner.BENCH_TEST_RULES)
+    args, errors = runner.bench_test_arguments(module.params)
+    if errors:
+        module.fail_json(msg='; '.join(errors))
+    tool = registry.get(args['tool'])
+    params, errors = runner.bench_test_params(tool, args)
+    annotate, auto_errors = runner.bench_test_annotator(args)
     if errors or auto_errors:
         module.fail_json(msg='; '.join(errors + auto_errors))
-    runner.run_test(module, tool, params, result_key='perflab_held' if module.params['hold'] else 'perflab_result',
+    runner.run_test(module, tool, params, result_key='perflab_held' if args['hold'] else 'perflab_result',
                     annotate=annotate)
 
 

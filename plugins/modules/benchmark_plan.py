@@ -28,15 +28,9 @@ description:
     with status C(skipped) and the reason, returned in RV(perflab_result).
   - Every problem (an unknown suite or test, an empty suite, an override out of range, a client without
     a server, two pairs sharing one iperf3 port) fails the module with a message naming it.
-author:
-  - perflab.network maintainers (@perflab)
 extends_documentation_fragment:
-  - perflab.network.attributes
   - perflab.network.attributes.info_module
-  - perflab.network.attributes.platform
-attributes:
-  platform:
-    platforms: posix
+  - perflab.network.attributes
 options:
   suite:
     description: Suite name (a file C(<name>.yml) in O(suite_paths)) or a path to a suite file.

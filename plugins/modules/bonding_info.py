@@ -20,16 +20,9 @@ description:
   - Checks whether the kernel can make a bond by creating one in a throwaway network namespace
     (C(unshare --net ip link add ... type bond)); the host's own namespace is never touched.
   - Reads only; changes nothing.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.info_module
-attributes:
-  platform:
-    support: full
-    platforms: posix
+  - perflab.network.attributes
 options:
   members:
     description: Interfaces whose configuration elsewhere RV(member_configs) reports.

@@ -23,13 +23,10 @@ description:
   - ethr prints an error and still exits 0 when the server cannot be reached; the module reports
     that (and any output without results) as a failure.
   - Writes no ethr log file (C(-no)). Changes nothing on the host.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.test_module
+  - perflab.network.attributes
 options:
   test:
     description:
@@ -131,10 +128,9 @@ EXAMPLES = r'''
 RETURN = r'''
 perflab_result:
   description:
-    - One C(perflab.result/2) record in a list. Every field is described once, in docs/result-record.md
-      in the collection (identity, what ran, where, metrics, intervals, NIC samples, status); what follows
-      is what is particular to this tool.
-    - Also returned when the test failed (then with RV(perflab_result[].status=failed) and the module fails).
+    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
+      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
+      once in docs/result-record.md in the collection; what follows is what is particular to ethr.
   returned: always
   type: list
   elements: dict
@@ -145,10 +141,6 @@ perflab_result:
         C(connections), C(packets), C(http_bandwidth)); C(parallel) is the threads.
       type: str
       sample: ethr/tcp_stream/parallel=8
-    options:
-      description: The module's test options as given.
-      type: dict
-      sample: {test: bandwidth, protocol: tcp, reverse: false}
     command:
       description: The argv of the (first) ethr client.
       type: list
@@ -169,27 +161,13 @@ perflab_result:
       type: list
       elements: dict
       sample: [{t: 1.0, throughput_mbps: 12500.0}, {t: 2.0, throughput_mbps: 13100.0}]
-    processes:
-      description: With O(processes) > 1, each client C({port, metrics, status, error}); else null.
-      type: list
-      elements: dict
-      sample: [{port: 8888, metrics: {throughput_mbps: {value: 4650.0, unit: Mbit/s, higher_is_better: true}},
-                status: ok, error: null}]
-    status:
-      description: C(ok), C(failed) or C(skipped) (check mode).
-      type: str
-      sample: ok
-    error:
-      description: Clear text of what went wrong, null when ok.
-      type: str
-      sample: "ethr: Error dialing control connection: dial tcp4 :0->10.99.0.9:8888: i/o timeout"'''
+'''
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
 
 
 def main():
-    runner.main(registry.get('ethr'))
+    runner.main('ethr')
 
 
 if __name__ == '__main__':

@@ -18,16 +18,9 @@ description:
   - Reads only; changes nothing.
   - "The choice, first match wins: firewalld running; ufw active; iptables whose C(INPUT) chain has rules or a
     C(DROP) policy; nftables installed; iptables installed; pf enabled; ipfw enabled; pf installed; else C(none)."
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.info_module
-attributes:
-  platform:
-    support: full
-    platforms: posix
+  - perflab.network.attributes
 options:
   pf_anchor:
     description: The pf anchor whose presence in the main ruleset C(anchor_hooked) in RV(pf) reports.

@@ -32,21 +32,14 @@ description:
     C(<snapshot_path>.restored).
   - Changes are runtime only (the kernel's ruleset); they do not survive a reboot or a reload of
     C(nftables.service).
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
-  - perflab.network.attributes.platform
 attributes:
   check_mode:
-    support: full
     details:
       - The transaction is still validated against the kernel with C(nft --check).
   diff_mode:
     support: full
-  platform:
-    support: full
-    platforms: posix
 requirements:
   - nft (nftables 0.9.3 or later, for C(nft -j))
 notes:

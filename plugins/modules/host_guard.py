@@ -27,20 +27,11 @@ description:
     O(state=absent) - disarms and removes the timer, the copies and the records (the role is back to
     stock). O(state=query) only reads.
   - Each arm has a token of its own (in C(armed-O(name))), so a timer left from an earlier run never acts on a newer change.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
-  - perflab.network.attributes.platform
 attributes:
   check_mode:
-    support: full
     details: In check mode nothing is armed, confirmed or cancelled.
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 options:
   name:
     description: The guard's name (one timer per name), for example C(mtu) or C(bond0).

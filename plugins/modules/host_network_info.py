@@ -31,16 +31,11 @@ description:
     for NetworkManager or networkd; NetworkManager before ifcfg because it reads the ifcfg files.
   - O(stacks) limits the stacks tried (the order stays); only those are probed.
   - Reads only; changes nothing.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.info_module
+  - perflab.network.attributes
 attributes:
   platform:
-    support: full
-    platforms: posix
     details: >-
       On Windows hosts C(perflab.network.host_safety)'s C(detect) reads the management interface from the setup
       facts (filter C(perflab.network.management_windows), the same rules) and uses the C(windows) stack.

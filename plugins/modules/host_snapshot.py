@@ -29,20 +29,12 @@ description:
     M(perflab.network.tuning_ethtool).
   - M(perflab.network.tuning_snapshot) is the earlier name of this module (an alias with the tuning
     role's defaults).
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
-  - perflab.network.attributes
   - perflab.network.host_snapshot
-  - perflab.network.attributes.platform
+  - perflab.network.attributes
 attributes:
-  check_mode:
-    support: full
   diff_mode:
     support: full
-  platform:
-    support: full
-    platforms: posix
 options:
   name:
     description:

@@ -28,13 +28,10 @@ description:
   - With O(processes) > 1 that many clients run at once against O(port), O(port)+1, ... and the
     record holds their sum and each process.
   - Changes nothing on the host. In check mode only C(iperf -v) runs.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.test_module
+  - perflab.network.attributes
 options:
   test:
     description:
@@ -91,34 +88,24 @@ EXAMPLES = r'''
 RETURN = r'''
 perflab_result:
   description:
-    - One C(perflab.result/2) record in a list (see docs/result-record.md in the collection).
+    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
+      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
+      once in docs/result-record.md in the collection; what follows is what is particular to iperf2.
   returned: always
   type: list
   elements: dict
   contains:
-    test_id:
-      description: The test id, the same ad hoc and from a suite.
-      type: str
-      sample: iperf2/tcp_stream/parallel=4
-    processes:
-      description: With O(processes) > 1, each process C({port, metrics, status, error}); else null.
-      type: list
-      elements: dict
     metrics:
       description: C(throughput_mbps), C(throughput_sent_mbps), C(retransmits), C(mss_bytes); UDP C(jitter_ms),
         C(lost_packets), C(packets), C(lost_percent).
       type: dict
-    status:
-      description: C(ok), C(failed) or C(skipped) (check mode).
-      type: str
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
 
 
 def main():
-    runner.main(registry.get('iperf2'))
+    runner.main('iperf2')
 
 
 if __name__ == '__main__':

@@ -23,13 +23,10 @@ description:
     against O(port), O(port)+1, ... (start the servers with M(perflab.network.bench_server) and
     O(perflab.network.bench_server#module:count)) and the record holds their sum and each process.
   - Changes nothing on the host. In check mode only C(iperf3 --version) runs.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.test_module
+  - perflab.network.attributes
 options:
   test:
     description:
@@ -126,22 +123,13 @@ EXAMPLES = r'''
 RETURN = r'''
 perflab_result:
   description:
-    - One C(perflab.result/2) record in a list. Every field is described once, in docs/result-record.md
-      in the collection (identity, what ran, where, metrics, intervals, NIC samples, status); what follows
-      is what is particular to this tool.
-    - Also returned when the test failed (with RV(perflab_result[].status=failed); the module fails).
+    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
+      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
+      once in docs/result-record.md in the collection; what follows is what is particular to iperf3.
   returned: always
   type: list
   elements: dict
   contains:
-    test_id:
-      description: The test id (docs/result-record.md), the same ad hoc, from a suite and in a plan-skipped record.
-      type: str
-      sample: iperf3/udp_stream/bitrate=1000/parallel=5
-    options:
-      description: The iperf3-specific options as given (unset ones left out).
-      type: dict
-      sample: {test: udp_stream, bitrate: 1000.0, omit: 2, zerocopy: false}
     command:
       description: The argv of the (first) iperf3 process.
       type: list
@@ -170,27 +158,13 @@ perflab_result:
       type: list
       elements: dict
       sample: [{t: 1.0, throughput_mbps: 9398.2, retransmits: 0.0}, {t: 2.0, throughput_mbps: 9420.7, retransmits: 3.0}]
-    processes:
-      description: With O(processes) > 1, each process C({port, metrics, status, error}); else null.
-      type: list
-      elements: dict
-      sample: [{port: 5201, metrics: {throughput_mbps: {value: 2351.2, unit: Mbit/s, higher_is_better: true}},
-                status: ok, error: null}]
-    status:
-      description: C(ok), C(failed) or C(skipped) (check mode).
-      type: str
-      sample: ok
-    error:
-      description: What went wrong in clear text, null when ok.
-      type: str
-      sample: "port 5201: the server is busy running a test. try again later"'''
+'''
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
 
 
 def main():
-    runner.main(registry.get('iperf3'))
+    runner.main('iperf3')
 
 
 if __name__ == '__main__':

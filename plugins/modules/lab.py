@@ -33,18 +33,8 @@ description:
   - O(state=snapshot) saves an internal snapshot of every VM (O(snapshot) names it), O(state=revert) goes back
     to it and sets the guests' clocks (VM labs only).
   - Runs on the control node as root, with C(connection=local).
-author:
-  - perflab.network maintainers (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
-  - perflab.network.attributes.platform
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 options:
   state:
     description:

@@ -25,13 +25,10 @@ description:
   - With O(processes) > 1 that many netperf clients run at once and the record holds their sum
     (the "many processes" way of filling a fast link) and each process in RV(perflab_result[].processes).
   - Changes nothing on the host.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.test_module
+  - perflab.network.attributes
 options:
   test:
     description:
@@ -174,22 +171,13 @@ EXAMPLES = r'''
 RETURN = r'''
 perflab_result:
   description:
-    - One C(perflab.result/2) record in a list. Every field is described once, in docs/result-record.md
-      in the collection (identity, what ran, where, metrics, intervals, NIC samples, status); what follows
-      is what is particular to this tool.
-    - Also returned when the test failed (then with RV(perflab_result[].status=failed) and the module fails).
+    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
+      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
+      once in docs/result-record.md in the collection; what follows is what is particular to netperf.
   returned: always
   type: list
   elements: dict
   contains:
-    test_id:
-      description: The test id (docs/result-record.md), the same ad hoc, from a suite and in a plan-skipped record.
-      type: str
-      sample: netperf/tcp_stream/processes=4/parallel=1
-    options:
-      description: The module's test options as given.
-      type: dict
-      sample: {test: tcp_stream, data_port: 12866, cpu: true, interval: 1, process_ports: same}
     command:
       description: The argv of the (first) netperf process.
       type: list
@@ -214,20 +202,6 @@ perflab_result:
       type: list
       elements: dict
       sample: [{t: 1.0, throughput_mbps: 9398.2}, {t: 2.0, throughput_mbps: 9420.7}]
-    processes:
-      description: With O(processes) > 1, each process C({port (its server data port), metrics, status, error}); else null.
-      type: list
-      elements: dict
-      sample: [{port: 12866, metrics: {throughput_mbps: {value: 2351.2, unit: Mbit/s, higher_is_better: true}},
-                status: ok, error: null}]
-    status:
-      description: C(ok), C(failed) or C(skipped) (check mode).
-      type: str
-      sample: ok
-    error:
-      description: Clear text of what went wrong, null when ok.
-      type: str
-      sample: "netperf exited 255: establish control: are you sure there is a netserver listening on 10.213.1.11 at port 12865?"
 confidence:
   description: With O(confidence), per process C({iterations, width_pct, level_pct, requested_width_pct, achieved}).
   returned: when O(confidence) is set and the test ran
@@ -236,12 +210,11 @@ confidence:
   sample: [{iterations: 3, width_pct: 1.7, level_pct: 99, requested_width_pct: 5.0, achieved: true}]
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
 
 
 def main():
-    runner.main(registry.get('netperf'))
+    runner.main('netperf')
 
 
 if __name__ == '__main__':

@@ -11,7 +11,6 @@ DOCUMENTATION = r"""
 module: report
 short_description: Merge perflab result files into one workbook, with CSV and JSON exports
 version_added: 0.1.0
-author: perflab.network contributors (@perflab)
 description:
   - Reads any set of result files (JSON lines of C(perflab.result/1) records and C(perflab.system/1)
     profiles, as the P(perflab.network.results#callback) callback writes them) and writes one workbook
@@ -104,16 +103,10 @@ options:
     default: false
 extends_documentation_fragment:
   - perflab.network.attributes
-  - perflab.network.attributes.platform
 attributes:
   check_mode:
-    support: full
     details: Reads and checks the files and returns what would be written, writing nothing.
-  diff_mode:
-    support: none
   platform:
-    support: full
-    platforms: posix
     details: Any POSIX host with openpyxl; the controller in practice.
 notes:
   - The workbook is rebuilt on every run, so the module always reports C(changed) outside check mode.

@@ -29,13 +29,10 @@ description:
   - With O(processes) > 1 that many clients run at once against O(port), O(port)+1, ...; the record holds the
     largest percentile of them (an upper bound) and each process.
   - Changes nothing on the host. In check mode only C(sockperf --version) runs.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.test_module
+  - perflab.network.attributes
 options:
   test:
     description:
@@ -100,17 +97,13 @@ EXAMPLES = r'''
 RETURN = r'''
 perflab_result:
   description:
-    - One C(perflab.result/2) record in a list. Every field is described once, in docs/result-record.md
-      in the collection; what follows is what is particular to this tool.
-    - Also returned when the test failed (with RV(perflab_result[].status=failed); the module fails).
+    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
+      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
+      once in docs/result-record.md in the collection; what follows is what is particular to sockperf.
   returned: always
   type: list
   elements: dict
   contains:
-    test_id:
-      description: The test id (docs/result-record.md), the same ad hoc, from a suite and in a plan-skipped record.
-      type: str
-      sample: sockperf/tcp_under_load/mps=20000/parallel=1
     command:
       description: The argv of the (first) sockperf process.
       type: list
@@ -132,21 +125,14 @@ perflab_result:
       description: Always empty (sockperf prints no per-second samples).
       type: list
       elements: dict
-    status:
-      description: C(ok), C(failed) or C(skipped) (check mode).
-      type: str
-      sample: ok
-    error:
-      description: What went wrong in clear text, null when ok.
-      type: str
-      sample: "sockperf: ERROR: Can`t connect socket (errno=111 Connection refused)"'''
+      sample: []
+'''
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
 
 
 def main():
-    runner.main(registry.get('sockperf'))
+    runner.main('sockperf')
 
 
 if __name__ == '__main__':

@@ -33,22 +33,13 @@ description:
     Chipset and Compiler are C(unknown), the network facts have no offloads, qdisc or sysctls. O(interface) is a
     C(Get-NetAdapter) name there. Tested on real CIM output (unit tests), not on a live Windows host.
   - Changes nothing on the host.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
-  - perflab.network.attributes
-  - perflab.network.attributes.platform
   - perflab.network.attributes.windows_action
+  - perflab.network.attributes
 attributes:
   check_mode:
-    support: full
     details:
       - Read-only; check mode collects the same facts.
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 options:
   interface:
     description:

@@ -22,20 +22,12 @@ description:
   - Runs on the controller (the role delegates it to C(localhost)) - the sources O(ethr_src) and the
     C(src) of O(os_data) C(sources) are controller paths, and it needs no Python on the host (Windows).
   - Changes nothing.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
-  - perflab.network.attributes.platform
 attributes:
   check_mode:
-    support: full
     details: The module only computes, and does the same in check mode.
-  diff_mode:
-    support: none
   platform:
-    support: full
-    platforms: posix
     details: It runs on the controller; the host it plans for can be any OS of the tools role.
 options:
   tools:

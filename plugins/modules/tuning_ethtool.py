@@ -21,18 +21,12 @@ description:
     feature dependencies are restored too), and the ring and coalescing values it changes.
     Entries are only ever added.
   - O(state=stock) puts every recorded interface back and verifies it by reading it back.
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
-  - perflab.network.attributes.platform
 attributes:
-  check_mode:
-    support: full
   diff_mode:
     support: full
   platform:
-    support: full
     platforms: Linux
 requirements:
   - ethtool on the host

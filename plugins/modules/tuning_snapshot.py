@@ -29,20 +29,12 @@ description:
     created for it when they are empty. O(state=query) only reads it.
   - Sysctls and ethtool settings are recorded in the same file by
     M(perflab.network.tuning_sysctl) and M(perflab.network.tuning_ethtool).
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
-  - perflab.network.attributes
   - perflab.network.host_snapshot
-  - perflab.network.attributes.platform
+  - perflab.network.attributes
 attributes:
-  check_mode:
-    support: full
   diff_mode:
     support: full
-  platform:
-    support: full
-    platforms: posix
 options:
   name:
     description: Label stored in a new snapshot (which role owns it).

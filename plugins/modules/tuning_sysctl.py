@@ -26,18 +26,12 @@ description:
   - The snapshot is not deleted by this module; use M(perflab.network.host_snapshot) with
     O(perflab.network.host_snapshot#module:state=restored) (and O(perflab.network.host_snapshot#module:forget))
     or O(perflab.network.host_snapshot#module:state=absent).
-author:
-  - perflab.network contributors (@perflab)
 extends_documentation_fragment:
   - perflab.network.attributes
-  - perflab.network.attributes.platform
 attributes:
-  check_mode:
-    support: full
   diff_mode:
     support: full
   platform:
-    support: full
     platforms: Linux
 options:
   settings:

@@ -28,7 +28,7 @@ import os
 import tempfile
 
 from ansible_collections.perflab.network.plugins.module_utils.record import SCHEMA as RESULT_SCHEMA
-from ansible_collections.perflab.network.plugins.module_utils.record import record_run_key
+from ansible_collections.perflab.network.plugins.module_utils.record import BULKY, record_run_key
 from ansible_collections.perflab.network.plugins.module_utils.record import READABLE_MAJORS as RESULT_MAJORS
 
 SYSTEM_SCHEMA = 'perflab.system/1'
@@ -267,7 +267,7 @@ def read_run(path):
     problems skipped, copies once), without the bulky fields a plan never needs. No file: []."""
     if not path or not os.path.exists(path):
         return []
-    return [obj for kind, obj in ResultFiles([path], drop=('raw', 'intervals', 'commands', 'command', 'processes', 'nic'))
+    return [obj for kind, obj in ResultFiles([path], drop=BULKY)
             if kind == RESULT]
 
 

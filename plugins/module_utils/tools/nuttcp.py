@@ -43,6 +43,7 @@ class Nuttcp(Tool):
     server_executable = 'nuttcp'
     default_port = 5000
     default_test = 'tcp_stream'
+    client_bind = False       # nuttcp 6.x clients cannot bind a source address: the route picks the interface
     tests = {
         'tcp_stream': Test('tcp', 'client_to_server', flags=['-t']),
         'tcp_maerts': Test('tcp', 'server_to_client', flags=['-r']),

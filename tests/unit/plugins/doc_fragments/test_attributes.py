@@ -26,7 +26,7 @@ def fragment_descriptions():
     """attribute -> the description a fragment gives it."""
     found = {}
     for name in ('DOCUMENTATION', 'PLATFORM', 'WINDOWS_ACTION'):
-        for attribute, value in yaml.safe_load(getattr(ModuleDocFragment, name))['attributes'].items():
+        for attribute, value in (yaml.safe_load(getattr(ModuleDocFragment, name)).get('attributes') or {}).items():
             found[attribute] = value['description']
     return found
 
@@ -62,10 +62,18 @@ def test_every_module_documents_its_support(merged, module):
     for attribute in ('check_mode', 'diff_mode', 'platform'):
         assert attributes[attribute]['description'] == descriptions[attribute], (module, attribute)
         assert attributes[attribute]['support'] in SUPPORT, (module, attribute)
-    # each module names the platforms it runs on
+    # each module names the platforms it runs on, and runs there (a fragment's N/A once shadowed the test modules')
     assert attributes['platform'].get('platforms'), module
+    assert attributes['platform']['support'] == 'full', module
     # a module with an action plugin of its name says so, with the fragment's text
     assert ('action' in attributes) is (module in ACTIONS), module
     if module in ACTIONS:
         assert attributes['action']['description'] == descriptions['action']
         assert attributes['action']['support'] == 'full'
+
+
+@pytest.mark.parametrize('module', MODULES)
+def test_every_module_lists_the_shared_fragment_last(module):
+    # its supports are the defaults: a module's own values and the fragments before it win over them
+    assert raw_doc(module).get('author') is None, '%s: the author is the fragment\'s' % module
+    assert raw_doc(module)['extends_documentation_fragment'][-1] == 'perflab.network.attributes', module

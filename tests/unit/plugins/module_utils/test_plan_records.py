@@ -112,3 +112,41 @@ def test_a_failed_hosts_pair_takes_its_peers_label_and_the_reason():
     assert 'lab4 failed before the tests' in unknown
     out = plan_records.planned_record(dict(lost[0], run_id='r1', suite='x'), 'failed', reason)
     assert (out['status'], out['error'], out['config']) == ('failed', reason, 'Debian 12 stock')
+
+
+def test_one_call_finishes_the_records_of_a_loop_and_keeps_every_one():
+    # bench_record with a loop's registered results: a test that returned a record is kept (not stored again),
+    # one that failed before its tool ran gets a failed record, one whose host became unreachable gets none
+    planned = items()
+    ran = plan_records.planned_record(planned[0], 'failed', 'iperf3 exited 1')
+    results = [{'item': planned[0], 'failed': True, 'msg': 'iperf3 exited 1', 'perflab_result': [ran]},
+               {'item': planned[1], 'failed': True, 'msg': 'iperf3 has no option bogus'},
+               {'item': planned[2], 'unreachable': True, 'msg': 'ssh: connection closed'},
+               {'item': planned[3], 'changed': False, 'skipped': True, 'perflab_result': []}]
+    new, finished = plan_records.finish(results=results)
+    assert [(r['test_id'], r['status'], r['error']) for r in new] == [
+        ('iperf3/tcp_stream/parallel=4', 'failed', 'the test did not start: iperf3 has no option bogus')]
+    slim = lambda record: dict((key, value) for key, value in record.items() if key not in ('raw', 'intervals', 'nic',
+                                                                                           'command', 'commands', 'processes'))
+    assert finished == [slim(ran)] + [slim(record) for record in new] and 'raw' in new[0]
+
+
+def test_a_failed_stage_finishes_only_what_the_run_has_no_record_of():
+    # the rescue: the items minus the records the run kept (one list), each record once
+    planned = items()
+    kept = plan_records.finish(results=[{'item': planned[0], 'perflab_result': [ok_record_of(planned[0])]}])[1]
+    new, finished = plan_records.finish(items=planned, reason='not run: x', done=kept)
+    assert [r['test_id'] for r in new] == [item['test_id'] for item in planned[1:]]
+    assert [r['test_id'] for r in finished] == [r['test_id'] for r in new] and all(r['error'] == 'not run: x' for r in new)
+
+
+def test_a_held_record_is_stored_with_its_servers_verdict_and_kept():
+    record = ok_record()
+    new, finished = plan_records.finish(records=[record], servers=[], items=[])
+    assert new == [record] and new[0] is not record and finished[0]['status'] == 'ok' and 'raw' not in finished[0]
+
+
+def ok_record_of(item):
+    record = plan_records.planned_record(item, 'failed', 'x')
+    record.update(status='ok', error=None)
+    return record

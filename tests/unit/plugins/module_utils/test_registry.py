@@ -67,6 +67,60 @@ def test_a_suite_test_has_the_id_the_module_gives_it_ad_hoc(suite_name, test):
     assert tool.test_id(params) == test['test_id']
 
 
+def plan_item(test, **extra):
+    """One plan item of ``test`` as suite.build_plan makes it (pair ports included)."""
+    pairs = [{'name': 'lab2->lab1', 'client': 'lab2', 'server': 'lab1', 'server_address': '10.0.0.1',
+              'client_address': '10.0.0.2', 'client_interface': 'data0',
+              'ports': dict((name, registry.get(name).default_port) for name in registry.NAMES)}]
+    items, _skipped = suites.build_plan([test], pairs, {'lab2': 'stock', 'lab1': 'stock'})
+    return dict(items[0], run_id='R1', suite='quick', **extra)
+
+
+def bench_test_checked(args):
+    """bench_test's arguments as its module checks them: the spec, then the plan item put in place."""
+    result = ArgumentSpecValidator(runner.bench_test_argument_spec(), **runner.BENCH_TEST_RULES).validate(args)
+    if result.error_messages:
+        return None, list(result.error_messages)
+    return runner.bench_test_arguments(result.validated_parameters)
+
+
+@pytest.mark.parametrize('suite_name, test', list(suite_tests()), ids=lambda v: v if isinstance(v, str) else v['test_id'])
+def test_bench_test_takes_a_plan_item_whole(suite_name, test):
+    # what the benchmark role passes: the item and the run's context; the tool module's parameters follow
+    item = plan_item(test)
+    args, errors = bench_test_checked({'item': item, 'link_mbps': 100.0, 'tool_paths': ['/opt/perflab/bin']})
+    assert errors == []
+    tool = registry.get(test['tool'])
+    params, errors = runner.bench_test_params(tool, args)
+    assert errors == []
+    assert tool.test_id(params) == item['test_id'] == params['test_id']
+    assert (params['server'], params['port'], params['repetition'], params['client_name'], params['server_name']) == \
+        ('10.0.0.1', item['port'], 1, 'lab2', 'lab1')
+    assert params['link_mbps'] == 100.0 and params['tool_paths'] == ['/opt/perflab/bin']
+    assert params['nic_interface'] == 'data0'
+    # the client binds the pair's address where the tool's client can (nuttcp 6 cannot: the route picks it)
+    assert params['bind'] == ('10.0.0.2' if tool.client_bind else None)
+    assert tool.errors(params) == []
+
+
+def test_bench_test_plan_item_context_and_refusals():
+    test = next(test for _name, test in suite_tests() if test['tool'] == 'iperf3')
+    args, errors = bench_test_checked({'item': plan_item(test, parallel_asked=7, title='T'), 'nic_sampling': False})
+    assert errors == []
+    assert args['nic_interface'] is None and args['parallel'] == 7 and args['title'] == 'T'
+    # an item's test arguments are the item's: the spec's defaults do not override them
+    assert args['duration'] == test['duration'] and args['options'] == plan_item(test)['tool_options']
+    # one way to name the test: the item or the arguments
+    assert bench_test_checked({'item': plan_item(test), 'tool': 'iperf3'})[1] == \
+        ['parameters are mutually exclusive: tool|item']
+    assert bench_test_checked({'server': '10.0.0.1'})[1] == ['one of the following is required: tool, item']
+    assert bench_test_checked({'item': {'test': 'tcp_stream'}})[1] == \
+        ['item: a plan item names its tool (tool), got the keys test']
+    # a bad value in the item is refused by name before anything runs
+    _args, errors = bench_test_checked({'item': dict(plan_item(test), port='http')})
+    assert errors and errors[0].startswith('item: ') and 'port' in errors[0]
+
+
 @pytest.mark.parametrize('suite_name, test', list(suite_tests()), ids=lambda v: v if isinstance(v, str) else v['test_id'])
 def test_a_plan_skipped_record_names_the_test_as_a_run_would(suite_name, test):
     tool = registry.get(test['tool'])
@@ -121,6 +175,38 @@ def test_module_docs_list_the_registry():
     # tests/unit/test_registry_lists.py
 
 
+# the one text every tool module's RETURN starts with: the record's fields are bench_test's RETURN
+TOOL_RETURN_HEAD = """perflab_result:
+  description:
+    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
+      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
+      once in docs/result-record.md in the collection; what follows is what is particular to %s.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+"""
+
+
+def module_docs(name):
+    module = __import__('ansible_collections.perflab.network.plugins.modules.%s' % name, fromlist=['RETURN'])
+    return module.RETURN
+
+
+def test_a_tool_module_returns_what_bench_test_documents_and_only_its_particulars():
+    common = yaml.safe_load(module_docs('bench_test'))['perflab_result']['contains']
+    # bench_test's RETURN documents the record's fields every tool fills
+    assert set(['test_id', 'options', 'command', 'metrics', 'intervals', 'processes', 'status', 'error']) <= set(common)
+    for name in registry.NAMES:
+        text = module_docs(name)
+        assert text.lstrip('\n').startswith(TOOL_RETURN_HEAD % name), name
+        returned = yaml.safe_load(text)
+        particular = returned['perflab_result']['contains']
+        # what a tool's module adds is a field bench_test documents, said for that tool
+        assert particular and set(particular) <= set(common), (name, sorted(set(particular) - set(common)))
+        assert set(returned) - {'perflab_result'} <= set(yaml.safe_load(module_docs('bench_test'))), name
+
+
 def test_where_the_tools_role_installs_is_where_every_module_looks():
     defaults = load_yaml('roles', 'tools', 'defaults', 'main.yml')
     assert defaults['tools_prefix'] + '/bin' == process.INSTALL_DIR
@@ -172,3 +258,9 @@ def test_an_option_s_flag_is_declared_once_and_built_by_the_one_argv_builder():
             argv = tool.client_argv(params, name)
             flag = option.flag[0] if isinstance(option.flag, list) else option.flag
             assert any(arg == flag or (option.attach and arg.startswith(flag)) for arg in argv), (name, option_name, argv)
+
+
+def test_a_plan_item_that_says_its_bind_is_taken_at_its_word():
+    test = next(test for _name, test in suite_tests() if test['tool'] == 'iperf3')
+    assert runner.plan_item_args(dict(plan_item(test), bind=None)).get('bind') is None
+    assert runner.plan_item_args(dict(plan_item(test), bind='10.0.0.9'))['bind'] == '10.0.0.9'
