@@ -13,6 +13,7 @@ from ansible_collections.perflab.network.plugins.module_utils import host_window
 from ansible_collections.perflab.network.plugins.module_utils import preflight
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import win_action
+from ansible_collections.perflab.network.plugins.plugin_utils.windows_action import action_module
 
 
 def argument_spec():
@@ -82,4 +83,4 @@ def windows_path_mtu(params, host, unanswered):
 
 
 # the module as always on Linux and FreeBSD (Ansible's normal action); on a Windows host, the above
-ActionModule = win_action.action_module(lambda args, check_mode, execute, task_vars: check(args, execute))
+ActionModule = action_module(lambda args, check_mode, execute, task_vars: check(args, execute))

@@ -16,6 +16,7 @@ from ansible_collections.perflab.network.plugins.module_utils import host_window
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import servers as server_args
 from ansible_collections.perflab.network.plugins.module_utils import win_action
+from ansible_collections.perflab.network.plugins.plugin_utils.windows_action import action_module
 
 
 def argument_spec():
@@ -126,4 +127,4 @@ def manage(args, check_mode, execute):
 
 
 # the module as always on Linux and FreeBSD (Ansible's normal action); on a Windows host, the above
-ActionModule = win_action.action_module(lambda args, check_mode, execute, task_vars: manage(args, check_mode, execute))
+ActionModule = action_module(lambda args, check_mode, execute, task_vars: manage(args, check_mode, execute))

@@ -13,6 +13,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils import runner
 from ansible_collections.perflab.network.plugins.module_utils import win_action
+from ansible_collections.perflab.network.plugins.plugin_utils.windows_action import action_module
 from ansible_collections.perflab.network.plugins.module_utils.host_windows import WindowsHost
 
 
@@ -45,4 +46,4 @@ def run_windows_test(args, check_mode, execute):
 
 
 # the module as always on Linux and FreeBSD (Ansible's normal action); on a Windows host, the above
-ActionModule = win_action.action_module(lambda args, check_mode, execute, task_vars: run_windows_test(args, check_mode, execute))
+ActionModule = action_module(lambda args, check_mode, execute, task_vars: run_windows_test(args, check_mode, execute))

@@ -13,6 +13,7 @@ from ansible_collections.perflab.network.plugins.module_utils import host_window
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import sysprofile
 from ansible_collections.perflab.network.plugins.module_utils import win_action
+from ansible_collections.perflab.network.plugins.plugin_utils.windows_action import action_module
 from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id
 
 SPEC = dict(interface=dict(type='str'), run_id=dict(type='str'), config=dict(type='str', default=''),
@@ -40,4 +41,4 @@ def profile(args, execute, inventory_name):
 
 
 # the module as always on Linux and FreeBSD (Ansible's normal action); on a Windows host, the above
-ActionModule = win_action.action_module(lambda args, check_mode, execute, task_vars: profile(args, execute, (task_vars or {}).get('inventory_hostname')))
+ActionModule = action_module(lambda args, check_mode, execute, task_vars: profile(args, execute, (task_vars or {}).get('inventory_hostname')))

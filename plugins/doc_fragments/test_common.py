@@ -37,7 +37,7 @@ options:
     description:
       - Client processes started at once, 1-64, against O(port), O(port)+1, ...
         (one server per port, see M(perflab.network.bench_server) O(perflab.network.bench_server#module:count)).
-      - The record holds the sum and, in RV(perflab_result[].processes), each process.
+      - The record holds the sum and, in RV(perflab.network.bench_test#module:perflab_result[].processes), each process.
     type: int
     default: 1
   timeout:

@@ -21,8 +21,8 @@ from ansible_collections.perflab.network.plugins.module_utils.tools import netpe
 from ansible_collections.perflab.network.plugins.module_utils.tools import nuttcp as _nuttcp
 from ansible_collections.perflab.network.plugins.module_utils.tools import sockperf as _sockperf
 
-TOOLS = dict((tool.name, tool) for tool in (_iperf3.TOOL, _iperf2.TOOL, _netperf.TOOL, _nuttcp.TOOL, _ethr.TOOL,
-                                                  _sockperf.TOOL))
+TOOLS = dict((tool.name, tool)
+             for tool in (_iperf3.TOOL, _iperf2.TOOL, _netperf.TOOL, _nuttcp.TOOL, _ethr.TOOL, _sockperf.TOOL))
 NAMES = tuple(sorted(TOOLS))
 
 

@@ -208,7 +208,7 @@ def design_order(states, repetitions, order=DEFAULT_DESIGN_ORDER, seed=None):
     if not states or repetitions < 1:
         return []
     if order == 'random':
-        blocks = [state for _ in range(repetitions) for state in states]
+        blocks = [state for _repetition in range(repetitions) for state in states]
         random.Random(int(seed or 0)).shuffle(blocks)
         return blocks
     if order != 'abba':

@@ -59,23 +59,3 @@ def executor(execute_module, task_vars):
 def is_windows(connection):
     """True when the task's connection speaks PowerShell (a Windows host: winrm, psrp, or ssh to PowerShell)."""
     return getattr(getattr(connection, '_shell', None), 'SHELL_FAMILY', '') == 'powershell'
-
-
-def action_module(windows_side):
-    """The ActionModule class of a module with a Windows side: on Linux and FreeBSD the module runs as Ansible's
-    normal action runs it; on a Windows host the task's result is ``windows_side(args, check_mode, execute,
-    task_vars)`` (``execute``: executor). Controller code: Ansible's action classes are imported here, when an
-    action plugin asks, never on a host."""
-    from ansible.plugins.action import ActionBase
-    from ansible.plugins.action.normal import ActionModule as NormalAction
-
-    class ActionModule(NormalAction):
-        def run(self, tmp=None, task_vars=None):
-            if not is_windows(self._connection):
-                return super(ActionModule, self).run(tmp, task_vars)
-            result = ActionBase.run(self, tmp, task_vars)
-            result.update(windows_side(dict(self._task.args), self._play_context.check_mode,
-                                       executor(self._execute_module, task_vars), task_vars))
-            result.setdefault('changed', False)
-            return result
-    return ActionModule

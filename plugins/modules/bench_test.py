@@ -59,6 +59,7 @@ options:
   server:
     description: The server's address. Required unless O(item) gives it.
     type: str
+    required: false
   test:
     description:
       - The test, as the tool's module names it (for example V(tcp_stream), V(tcp_rr), V(latency)).

@@ -23,7 +23,7 @@ description:
     in microseconds. CPU utilization is measured on both ends by default; values netperf did not
     measure (it prints C(-1)) are left out.
   - With O(processes) > 1 that many netperf clients run at once and the record holds their sum
-    (the "many processes" way of filling a fast link) and each process in RV(perflab_result[].processes).
+    (the "many processes" way of filling a fast link) and each process in RV(perflab.network.bench_test#module:perflab_result[].processes).
   - Changes nothing on the host.
 extends_documentation_fragment:
   - perflab.network.test_common

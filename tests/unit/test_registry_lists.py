@@ -361,8 +361,8 @@ def test_the_tools_readme_support_table_is_the_per_os_plans():
             cells = [cell.strip() for cell in row.strip('|').split('|')[1:]]
             for tool, cell in zip(columns, cells):
                 entry = plan[tool]
-                where = 'roles/tools/README.md: %s, %s (its tool file\'s install[%s])' % (row.split('|')[1].strip(),
-                                                                                        tool, layer)
+                where = 'roles/tools/README.md: %s, %s (its tool file\'s install[%s])' % (
+                    row.split('|')[1].strip(), tool, layer)
                 if support_method(cell) != entry['method']:
                     problems.append('%s: says %s, the plan %s' % (where, support_method(cell), entry['method']))
                 elif entry.get('apt_component') and not cell.startswith(entry['apt_component']):

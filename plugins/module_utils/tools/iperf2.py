@@ -20,7 +20,7 @@ import ipaddress
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_iperf2
 from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, package, size_errors,
-                                                                          udp_bitrate_errors, unavailable)
+                                                                           udp_bitrate_errors, unavailable)
 
 # iperf2 reads k/m/g as 10^3 and K/M/G as 2^10 in -w and -l (iperf3: all 2^10): the text is passed as given
 

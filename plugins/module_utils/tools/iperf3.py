@@ -13,7 +13,7 @@ import re
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_iperf3
 from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, package, size_errors,
-                                                                          udp_bitrate_errors)
+                                                                           udp_bitrate_errors)
 from ansible_collections.perflab.network.plugins.module_utils.units import from_mbps
 
 CONGESTION_RE = re.compile(r'^[a-z][a-z0-9_-]{0,15}$')

@@ -15,7 +15,7 @@ import re
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_nuttcp
 from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, package, size_errors,
-                                                                          udp_bitrate_errors)
+                                                                           udp_bitrate_errors)
 from ansible_collections.perflab.network.plugins.module_utils.units import from_mbps
 
 # nuttcp's own default data port: 5001 up to 6.2.7, 5101 from 6.2.8 (the module always

@@ -158,7 +158,7 @@ def test_nic_sampler_samples_cpu_drops_and_the_tcp_state_of_a_real_transfer():
     server.listen(1)
 
     def sink():
-        conn, _ = server.accept()
+        conn, _address = server.accept()
         while conn.recv(65536):
             pass
         conn.close()

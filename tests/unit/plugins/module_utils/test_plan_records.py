@@ -126,8 +126,10 @@ def test_one_call_finishes_the_records_of_a_loop_and_keeps_every_one():
     new, finished = plan_records.finish(results=results)
     assert [(r['test_id'], r['status'], r['error']) for r in new] == [
         ('iperf3/tcp_stream/parallel=4', 'failed', 'the test did not start: iperf3 has no option bogus')]
-    slim = lambda record: dict((key, value) for key, value in record.items() if key not in ('raw', 'intervals', 'nic',
-                                                                                           'command', 'commands', 'processes'))
+
+    def slim(record):
+        return dict((key, value) for key, value in record.items()
+                    if key not in ('raw', 'intervals', 'nic', 'command', 'commands', 'processes'))
     assert finished == [slim(ran)] + [slim(record) for record in new] and 'raw' in new[0]
 
 

@@ -120,9 +120,9 @@ def test_pairs_from_groups_with_peers_and_ports_per_server_index():
     pairs = s.make_pairs(HOSTS, servers=['lab1'], clients=['lab2', 'lab3'])
     assert [(p['name'], p['index']) for p in pairs] == [('lab2->lab1', 0), ('lab3->lab1', 1)]
     assert pairs[0]['ports'] == {'iperf3': 5201, 'iperf2': 5401, 'netperf': 12865, 'nuttcp': 5000, 'ethr': 8888,
-                                'sockperf': 11111}
+                                 'sockperf': 11111}
     assert pairs[1]['ports'] == {'iperf3': 5225, 'iperf2': 5425, 'netperf': 12889, 'nuttcp': 5024, 'ethr': 8912,
-                                'sockperf': 11135}
+                                 'sockperf': 11135}
     assert pairs[0]['server_address'] == '10.0.1.11' and pairs[0]['client_address'] == '10.0.1.12'
 
 
