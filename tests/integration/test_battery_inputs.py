@@ -763,6 +763,8 @@ SHELL_ALLOWED = {
     ('roles/bonding/templates/rollback.sh.j2', 'bonding_name'): 'comment line; preflight allows [A-Za-z0-9_.-]{1,15} only',
     ('roles/bonding/templates/rollback.sh.j2', '__bonding_stack'): 'comment line; one of the role\'s stack names',
     ('roles/bonding/templates/rollback.sh.j2', 'bonding_rollback_timeout'): 'comment line; an int by the argument spec',
+    ('roles/host_safety/tasks/snapshot.yml', "lookup('ansible.builtin.file', 'snapshot-windows.ps1')"):
+        'the role\'s own script file as the script body; its inputs go as win_powershell parameters',
 }
 SAFE_EXPR_RE = re.compile(r"\|\s*(int|quote)\s*$|map\('quote'\)\s*(\|\s*join\([^)]*\)\s*)?$|"
                           r"map\('map', 'quote'\)\s*\|\s*map\('join', '[^']*'\)\s*\|\s*join\([^)]*\)\s*$")
