@@ -251,14 +251,13 @@ def bench_test_argument_spec():
 
 def plan_item_args(item, nic_sampling=True):
     """bench_test's arguments of one plan item: its test, what the suite asked (``parallel_asked``: the test
-    module records what the tool really ran), the item's ``bind`` (else the pair's client address where the
-    tool's client can bind one), and the client's interface for the NIC counters unless ``nic_sampling`` is off."""
+    module records what the tool really ran), the item's ``bind`` (suite.build_plan's: the pair's client address
+    where the tool's client can bind one), and the client's interface for the NIC counters unless ``nic_sampling``
+    is off."""
     args = dict((arg, item[key]) for arg, key in PLAN_ITEM_ARGS if item.get(key) not in (None, '', {}))
     args['parallel'] = item['parallel_asked'] if 'parallel_asked' in item else item.get('parallel')
-    tool = registry.TOOLS.get(item.get('tool'))
-    bind = item['bind'] if 'bind' in item else (item.get('client_address') if tool and tool.client_bind else None)
-    if bind:
-        args['bind'] = bind
+    if item.get('bind'):
+        args['bind'] = item['bind']
     if nic_sampling and item.get('client_interface'):
         args['nic_interface'] = item['client_interface']
     return args
