@@ -157,8 +157,9 @@ def test_interrupted_run_resumes_with_only_what_was_missing(lab, tmp_path):
 
 
 def test_the_noise_floor_study_compares_two_identical_runs(lab, tmp_path):
-    """playbooks/noise_floor.yml: the same suite twice on the unchanged hosts, one run id, B compared
-    with A in the text view with an interval and a verdict; nothing is tuned or left behind."""
+    """playbooks/noise_floor.yml: the same suite twice on the unchanged hosts, interleaved (A B B A A B),
+    one run id, B compared with A in the text view with an interval and a verdict; nothing is tuned or
+    left behind."""
     results = tmp_path / 'results'
     suite = tmp_path / 'aa.yml'
     suite.write_text(yaml.safe_dump({'name': 'aa', 'description': 'A/A', 'defaults': {'duration': 1, 'repetitions': 3},
@@ -173,6 +174,14 @@ def test_the_noise_floor_study_compares_two_identical_runs(lab, tmp_path):
     assert configs == [base + ' stock (A)', base + ' stock (B)'], configs
     assert len(records) == 2 * 2 * 3 and all(r['status'] == 'ok' for r in records), \
         [(r['test_id'], r['config'], r['status'], r['error']) for r in records]
+    # interleaved: blocks A B B A A B of one repetition of each test, in that order in time, nothing switched
+    by_block = {}
+    for r in records:
+        assert r['design'] == 'interleaved' and r['design_switch_s'] is None, r
+        by_block.setdefault(r['design_block'], set()).add(r['config'][-2])
+    assert [''.join(by_block[b]) for b in sorted(by_block)] == list('ABBAAB'), by_block
+    in_time = [r['config'][-2] for r in sorted(records, key=lambda r: r['started_at'])]
+    assert ''.join(in_time[::2]) == 'ABBAAB', in_time
     view = (results / 'itstudy-aa.txt').read_text()
     # every B line carries its change, the change's interval and a verdict word
     b_lines = [line for line in view.splitlines() if line.strip().startswith(base + ' stock (B)')]
