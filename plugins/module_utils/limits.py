@@ -266,11 +266,15 @@ def verdict(record, samples):
         out.update(verdict=name, evidence=evidence)
         return out
 
-    target = (record.get('options') or {}).get('bitrate') if protocol == 'udp' else None
+    # a UDP bitrate is per stream (tool.udp_bitrate_errors): the test's target is the streams' sum
+    per_stream = (record.get('options') or {}).get('bitrate') if protocol == 'udp' else None
+    target = float(per_stream) * (record.get('parallel') or 1) if per_stream else None
     if rate is None:
         return done('unknown', 'no throughput in Mbit/s to judge (%s)' % (record.get('primary') or 'no primary metric'))
     if target and rate >= TARGET_SHARE * float(target):
-        return done('target', 'UDP reached %.1f of its %.1f Mbit/s target (%.0f %%)' % (rate, target, 100 * rate / target))
+        return done('target', 'UDP reached %.1f of its %.1f Mbit/s target (%.0f %%%s)' % (
+            rate, target, 100 * rate / target, ', %s streams of %g' % (record['parallel'], float(per_stream))
+            if (record.get('parallel') or 1) > 1 else ''))
     ceiling = out['ceiling_mbps']
     if ceiling and rate >= LINK_SHARE * ceiling:
         return done('link', '%.1f Mbit/s is %.0f %% of the goodput ceiling %.1f Mbit/s (%s Mbit/s at MTU %s; %.1f '

@@ -118,6 +118,14 @@ def test_verdict_target_for_udp():
     assert limits.verdict(lossy, {})['verdict'] == 'loss'
 
 
+def test_a_udp_target_is_per_stream():
+    # iperf3 -u -b 1000M -P 20 asks for 20 Gbit/s: 1346 Mbit/s is far from it (seen live as "limited by target")
+    out = limits.verdict(record(1346.3, protocol='udp', link=None, options={'bitrate': 1000}, parallel=20), {})
+    assert out['verdict'] != 'target', out
+    out = limits.verdict(record(1960.0, protocol='udp', link=None, options={'bitrate': 100}, parallel=20), {})
+    assert out['verdict'] == 'target' and '2000.0 Mbit/s target (98 %, 20 streams of 100)' in out['evidence'], out
+
+
 def test_verdict_window_from_real_ss():
     tcp = limits.tcp_summary(limits.parse_ss(fixture('limits', 'ss-loopback-sndbuf4k.txt')))
     out = limits.verdict(record(300.0), {'tcp': tcp})
