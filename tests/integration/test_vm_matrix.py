@@ -159,6 +159,10 @@ def bond_case(lab, plays, tmp_path, case):
     else:
         record = iperf3(lab, plays, tmp_path, nic='bond0')
         assert record['status'] == 'ok' and record['metrics']['throughput_mbps']['value'] > 0, record
+        assert (record['client']['interface'], record['client']['mtu']) == ('bond0', int(mtu)), record['client']
+        if mtu == '9000':
+            # the jumbo frames took: TCP's MSS through MTU 9000 (9000 - 20 - 20 - 12 of timestamps)
+            assert record['metrics']['mss_bytes']['value'] == 8948, record['metrics']
     again = role(lab, plays, 'bonding', 'lab1:lab2', **bond)
     assert again.rc == 0 and again.stats['lab1']['changed'] == 0, again.stdout[-3000:]
     gone = role(lab, plays, 'bonding', 'lab1:lab2', bonding_stack=stack, bonding_state='absent')
@@ -166,6 +170,10 @@ def bond_case(lab, plays, tmp_path, case):
     for host in ('lab1', 'lab2'):
         assert sh(lab, host, 'test -e /sys/class/net/bond0 && echo bond || echo none').strip() == 'none'
         assert sh(lab, host, 'ip -j addr show dev eth1') == stock[host]
+        assert sh(lab, host, 'cat /sys/class/net/eth1/mtu').strip() == '1500'
+        if stack == 'ifupdown':
+            assert sh(lab, host, 'ls /etc/network/interfaces.d').strip() == ''
+    assert sh(lab, 'lab2', 'ping -c 1 -W 5 "$1" >/dev/null && echo ok', data(lab, 'lab1')).strip() == 'ok'
 
 
 # each stack made to manage eth1 with its stock address, as on a server installed with that stack
