@@ -298,6 +298,30 @@ def apply_server(record, server):
     return record
 
 
+# what the client's sampler gave a record's limited_by (verdict keeps them): judged again with the server's
+CLIENT_SAMPLES = ('cpu', 'process_cpu', 'interface', 'tcp', 'nic_drops', 'nic_packets', 'path_rtt', 'not_sampled')
+
+
+def with_server(record, sampled):
+    """``record`` with the server's side: its interface, MTU and link speed (apply_server) and, on an ok record,
+    ``limited_by`` judged again with the server's window of ``sampled`` (bench_server's RV(sampled):
+    ``{interface, mtu, link_mbps, series}``, or ``not_sampled`` where the server's OS has no sampler)."""
+    if not sampled:
+        return record
+    window = server_window(sampled.get('series'), record.get('started_at'), record.get('ended_at'), sampled) \
+        if sampled.get('series') is not None else dict(sampled)
+    apply_server(record, window)
+    previous = record.get('limited_by')
+    if record.get('status') != 'ok' or not isinstance(previous, dict):
+        return record
+    samples = dict((key, previous.get(key)) for key in CLIENT_SAMPLES)
+    samples['not_sampled'] = list(previous.get('not_sampled') or []) + list(window.get('not_sampled') or [])
+    if window.get('cpu') or window.get('nic_drops') is not None:
+        samples['server'] = dict((key, value) for key, value in window.items() if key not in ('not_sampled', 'series'))
+    record['limited_by'] = verdict(record, samples)
+    return record
+
+
 # ---- the verdict ------------------------------------------------------------------------------------------
 
 def _throughput(record):
