@@ -444,6 +444,15 @@ def verdict(record, samples):
     # limited most of the time, or for a while with a peer's window below the bandwidth-delay product
     if limited >= WINDOW_LIMITED_PCT or (limited >= WINDOW_SOME_PCT and bdp and windows and min(windows) < bdp):
         which = 'rwnd' if (tcp.get('rwnd_limited_pct') or 0) >= (tcp.get('sndbuf_limited_pct') or 0) else 'sndbuf'
+        # the client sent against the server's window (ss samples the client's sockets): a server whose core
+        # was saturated could not read fast enough and closed its window: its CPU, not the window, limited
+        # (unless the test set its socket buffer: then that buffer is the window that limited)
+        receiver = cpu_verdict(dict(samples, cpu=None)) if which == 'rwnd' and samples.get('server') and not (
+            record.get('options') or {}).get('window') else None
+        if receiver:
+            out.update(side=receiver['side'], core=receiver['core'], saturated=receiver['saturated'])
+            return done('cpu', '%s; the receiver could not keep up: its window limited the client %.0f %% of the busy '
+                               'time (rwnd_limited)' % (receiver['evidence'], tcp['rwnd_limited_pct']))
         out['bdp_bytes'] = bdp
         return done('window', '%s limited %.0f %% of the busy time (%s); bandwidth-delay product %s bytes (%.1f Mbit/s x '
                               '%s ms) against a window of %s bytes' % (

@@ -361,3 +361,26 @@ def test_busiest_process_cpu_and_apply_server():
     rec = {'server': {'interface': None, 'mtu': 1500}}
     limits.apply_server(rec, {'interface': 'data0', 'mtu': 9000, 'link_mbps': 1000.0})
     assert rec['server'] == {'interface': 'data0', 'mtu': 1500, 'link_mbps': 1000.0}   # the record's own MTU wins
+
+
+def test_a_receiver_whose_core_was_saturated_is_cpu_not_window():
+    # the client sent against the server's window most of the time (rwnd_limited 70 %) and the server's core
+    # 0, where its iperf3 ran, was saturated: cpu on the server's side, the window named as the symptom
+    tcp = {'retrans': 0, 'data_segs_out': 50000, 'busy_ms': 2000, 'rwnd_limited_pct': 70.0, 'sndbuf_limited_pct': 0.0,
+           'snd_wnd': [30000], 'minrtt_ms': 0.05}
+    server = {'cpu': cores(cpu0=100, cpu1=40), 'process_cpu': 'cpu0'}
+    out = limits.verdict(record(300.0, link=None), {'tcp': tcp, 'cpu': cores(cpu0=100, cpu1=40), 'process_cpu': 'cpu1',
+                                                    'server': server})
+    assert (out['verdict'], out['side'], out['core']) == ('cpu', 'server', 'cpu0')
+    assert out['evidence'] == ("server core cpu0 100 % busy: user 30, system 0, irq 0, softirq 70 % (softirq 70 % of "
+                               "its busy time); the server's tool ran there; the receiver could not keep up: its "
+                               "window limited the client 70 % of the busy time (rwnd_limited)")
+    # a socket buffer the test set (iperf3 window: 4K): that window, whatever the server's core
+    assert limits.verdict(record(300.0, link=None, options={'window': '4K'}), {'tcp': tcp, 'server': server})[
+        'verdict'] == 'window'
+    # the server's core not saturated: the window
+    idle = dict(server, cpu=cores(cpu0=50, cpu1=40))
+    assert limits.verdict(record(300.0, link=None), {'tcp': tcp, 'server': idle})['verdict'] == 'window'
+    # the send buffer (the client's own): the window, whatever the server's core
+    sndbuf = dict(tcp, rwnd_limited_pct=0.0, sndbuf_limited_pct=70.0)
+    assert limits.verdict(record(300.0, link=None), {'tcp': sndbuf, 'server': server})['verdict'] == 'window'
