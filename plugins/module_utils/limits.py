@@ -407,10 +407,8 @@ def verdict(record, samples):
     # the smaller MTU of the two sides (the server's when the role passed it)
     mtus = [side.get('mtu') for side in (record.get('client') or {}, record.get('server') or {}) if side.get('mtu')]
     mtu = min(mtus) if mtus else None
-    # the slower of the two sides' links (the server's from its sampler, server_window)
-    links = [side.get('link_mbps') for side in (record.get('client') or {}, record.get('server') or {})
-             if side.get('link_mbps')]
-    link = min(links) if links else None
+    # the client's link (link_mbps given: the path's, e.g. shaped), else the server's NIC (its sampler's)
+    link = (record.get('client') or {}).get('link_mbps') or (record.get('server') or {}).get('link_mbps')
     out['ceiling_mbps'] = goodput_ceiling(mtu, link, protocol)
     out['ceiling_tbf_mbps'] = goodput_ceiling(mtu, link, protocol, 'tbf')
     tcp = samples.get('tcp')

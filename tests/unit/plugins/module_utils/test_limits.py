@@ -308,11 +308,14 @@ def test_nic_verdict_counts_both_sides():
     assert limits.verdict(record(300.0), many)['verdict'] != 'nic'   # 12 < 0.1 % of 20000
 
 
-def test_the_slower_sides_link_sets_the_ceiling():
-    rec = record(470.0)
+def test_the_servers_link_sets_the_ceiling_when_the_client_has_none():
+    rec = record(470.0, link=None)
     rec['server'] = {'mtu': 1500, 'link_mbps': 500.0}
     out = limits.verdict(rec, {})
     assert out['verdict'] == 'link' and out['ceiling_mbps'] == pytest.approx(500 * 1448 / 1538.0, abs=0.01)
+    # the client's (a link_mbps given: the path's) wins
+    rec['client']['link_mbps'] = 1000.0
+    assert limits.verdict(rec, {})['verdict'] == 'unknown'
 
 
 def series_sample(t, user_idle, drops=0, packets=0, ticks=0, core=0):
