@@ -244,6 +244,13 @@ def epoch_of(iso):
     return calendar.timegm(time.strptime(match.group(1), '%Y-%m-%dT%H:%M:%S')) + float(match.group(2) or 0)
 
 
+def server_not_sampled(os_name, interface):
+    """bench_server's ``sampled`` on a server host without the sampler (FreeBSD, Windows): what it cannot tell."""
+    return {'interface': interface, 'not_sampled': [
+        '%s: the server side is not sampled (its per-core CPU and its data NIC\'s drop counters during the test '
+        'are unknown: a receiver limited by its CPU shows as window at most)' % os_name]}
+
+
 def server_window(series, started_at, ended_at, facts=None):
     """What the server host's sampler saw during one test: ``{interface, mtu, link_mbps, cpu, process_cpu,
     nic_drops, nic_packets, window}`` in the shape of the client's samples, from ``series`` (its samples:

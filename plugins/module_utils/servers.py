@@ -14,7 +14,6 @@ import ipaddress
 import re
 
 from ansible_collections.perflab.network.plugins.module_utils import registry
-from ansible_collections.perflab.network.plugins.module_utils.common_args import valid_interface_name
 
 # bench_server's pidfiles: <tool>-<port>.pid, tools from the registry
 PIDFILE_RE = re.compile(r'^(%s)-(\d{1,5})\.pid$' % '|'.join(re.escape(name) for name in registry.NAMES))
@@ -71,21 +70,16 @@ def groups_of(params):
     return groups
 
 
-def _sample_errors(params):
-    name = params.get('sample_interface')
-    return [] if name is None or valid_interface_name(name) else ['sample_interface must be an interface name, got %r' % (name,)]
-
-
 def call_errors(params):
     """Every problem of the call's parameters, each group's prefixed with servers[i] when O(servers) is used."""
     if params.get('servers') is None:
-        errors = _sample_errors(params)
+        errors = []
         for group in groups_of(params):
             errors += [error for error in param_errors(group) if error not in errors]
         return errors
-    errors = _sample_errors(params)
     if not params['servers']:
-        return errors + ['servers must name at least one group of servers']
+        return ['servers must name at least one group of servers']
+    errors = []
     for index, group in enumerate(groups_of(params)):
         errors += ['servers[%d]: %s' % (index, error) for error in param_errors(group)]
     return errors

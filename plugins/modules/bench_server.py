@@ -279,6 +279,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
+from ansible_collections.perflab.network.plugins.module_utils import limits
 from ansible_collections.perflab.network.plugins.module_utils import nic
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
@@ -470,6 +471,8 @@ def main():
             module.fail_json(msg=process.missing_tool_message(TOOLS[tool][0], process.search_dirs(params.get('tool_paths'))))
     pid_dir, state = params['pid_dir'], params['state']
     sample = params.get('sample_interface')
+    if sample is not None and not host_platform.current().valid_interface_name(sample):
+        module.fail_json(msg='sample_interface must be an interface name, got %r' % (sample,))
     if sample and state == 'started' and host_platform.current().name == 'Linux' and not nic.interface_exists(sample):
         module.fail_json(msg='sample_interface %s does not exist on this host (its interfaces: %s)'
                          % (sample, ', '.join(nic.existing_interfaces())))
@@ -592,8 +595,7 @@ def sample_server(params, check_mode):
     if not name:
         return {}, False
     if host_platform.current().name != 'Linux':
-        return {'sampled': {'interface': name, 'not_sampled': ['%s: the server side is not sampled'
-                                                                % host_platform.current().name]}}, False
+        return {'sampled': limits.server_not_sampled(host_platform.current().name, name)}, False
     if state == 'started':
         if check_mode:
             return {'sampled': dict(server_sampler.facts(name), running=False, series=[])}, False
