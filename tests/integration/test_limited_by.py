@@ -91,14 +91,18 @@ PLAYBOOK = '''---
           changed_when: true
 
     - name: CPU
+      vars:
+        __lim_core: 0
       block:
-        # every process the next SSH connection starts (the module, iperf3, the sampler) inherits core 0
-        - name: Pin lab2's sshd to core 0 (its mask kept)
+        # every process the next SSH connection starts (the module, iperf3, the sampler) inherits the core
+        - &pin_sshd
+          name: Pin lab2's sshd to one core (its mask kept)
           ansible.builtin.command:
             argv: [sh, -c, 'p=$(pgrep -o -x sshd); taskset -p "$p" | sed "s/.*: //" > /tmp/lim35-sshd.mask;
-                            taskset -p -c 0 "$p"']
+                            taskset -p -c "$1" "$p"', sh, "{{ __lim_core }}"]
           changed_when: true
-        - name: A new connection, from the pinned sshd
+        - &reconnect
+          name: A new connection, from the pinned sshd
           ansible.builtin.meta: reset_connection
         - name: A busy loop on core 0 (bounded, its pid kept to stop it)
           ansible.builtin.command:
@@ -120,12 +124,12 @@ PLAYBOOK = '''---
             argv: [sh, -c, 'kill "$(cat /tmp/lim35-busy.pid)"']
           changed_when: true
           failed_when: false
-        - name: Give sshd its mask back
+        - &unpin_sshd
+          name: Give sshd its mask back
           ansible.builtin.command:
             argv: [sh, -c, 'taskset -p "$(cat /tmp/lim35-sshd.mask)" "$(pgrep -o -x sshd)"']
           changed_when: true
-        - name: A connection from the unpinned sshd
-          ansible.builtin.meta: reset_connection
+        - *reconnect
 
     - name: A tiny socket buffer
       perflab.network.bench_test:
@@ -175,15 +179,11 @@ PLAYBOOK = '''---
     - name: Receiver's CPU
       vars:
         __server_pid: "{{ hostvars[perflab_peer].__lim_server.servers[0].pid }}"
-      block:
         # the client's side (the module, iperf3, its sampler) on core 1, as the cpu case does on core 0
-        - name: Pin lab2's sshd to core 1 (its mask kept)
-          ansible.builtin.command:
-            argv: [sh, -c, 'p=$(pgrep -o -x sshd); taskset -p "$p" | sed "s/.*: //" > /tmp/lim35-sshd.mask;
-                            taskset -p -c 1 "$p"']
-          changed_when: true
-        - name: A new connection, from the pinned sshd
-          ansible.builtin.meta: reset_connection
+        __lim_core: 1
+      block:
+        - *pin_sshd
+        - *reconnect
         - name: Pin lab1's iperf3 server (all its threads) to core 0
           ansible.builtin.command:
             argv: [taskset, -a, -p, -c, "0", "{{ __server_pid }}"]
@@ -217,12 +217,8 @@ PLAYBOOK = '''---
           delegate_to: "{{ perflab_peer }}"
           changed_when: true
           failed_when: false
-        - name: Give sshd its mask back
-          ansible.builtin.command:
-            argv: [sh, -c, 'taskset -p "$(cat /tmp/lim35-sshd.mask)" "$(pgrep -o -x sshd)"']
-          changed_when: true
-        - name: A connection from the unpinned sshd
-          ansible.builtin.meta: reset_connection
+        - *unpin_sshd
+        - *reconnect
 
     # one read of the server side's sampler for every held record: each takes its own test's seconds
     - name: Read the server side's samples and stop the server

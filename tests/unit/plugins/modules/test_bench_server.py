@@ -396,3 +396,17 @@ def test_a_sample_interface_that_is_not_there_fails_before_anything_starts(capsy
     assert not os.path.exists(pid_dir)
     result = run_module(dict(args, sample_interface='../x'), capsys)
     assert result['failed'] and "sample_interface must be an interface name, got '../x'" in result['msg']
+
+
+def test_stopping_everything_ours_stops_every_sampler_too(tmp_path):
+    """revert.yml's bench_server state=stopped without a tool: the samplers of the pid dir go with the servers."""
+    from ansible_collections.perflab.network.plugins.module_utils import server_sampler
+    pid_dir = str(tmp_path)
+    pid, started = server_sampler.start(pid_dir, 'lo')
+    assert started and server_sampler.running_pid(pid_dir, 'lo') == pid
+    params = {'state': 'stopped', 'pid_dir': pid_dir, 'tool': None, 'servers': None, 'sample_interface': None}
+    assert bench_server.sample_server(params, True) == ({}, True)       # check mode: it would stop it
+    assert server_sampler.running_pid(pid_dir, 'lo') == pid
+    assert bench_server.sample_server(params, False) == ({}, True)
+    assert os.listdir(pid_dir) == [] and server_sampler.running_pid(pid_dir, 'lo') is None
+    assert bench_server.sample_server(params, False) == ({}, False)    # nothing left
