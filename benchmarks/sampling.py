@@ -17,7 +17,8 @@ alternating which half goes first:
 
 It first measures the sampler's own CPU time per second of a test on this host (``lo``, 10 s: its reads and
 its ``ss`` children) and the server side's sampler's (its process' ticks over 10 s), then prints every pair,
-the median on/off ratio per case with its spread, and PASS/FAIL against the goal 0.99 <= median ratio <= 1.01, with the load average (the machine may be shared: read the spread too).
+the median on/off ratio per case with its spread, and PASS/FAIL against the goal 0.99 <= median ratio <= 1.01,
+with the load average (the machine may be shared: read the spread too).
 
     .venv/bin/python benchmarks/sampling.py --pairs 5 --duration 5
 """
