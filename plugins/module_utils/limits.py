@@ -8,7 +8,9 @@
 The runner's sampler (nic.NicSampler) reads, on the host that runs the test: /proc/stat (per-core CPU)
 before and after, ``ss -tin dst <peer>`` (the test connections' TCP state) every interval, the data NIC's
 drop/error/missed counters before and after; the runner pings the server before the test (the path's
-RTT). :func:`verdict` turns those and the record's metrics into ``limited_by: {verdict, evidence, ...}``.
+RTT). The server host's sampler (server_sampler.py, beside bench_server's servers) reads the same CPU and drop
+counters there every second; :func:`server_window` takes a test's seconds of it. :func:`verdict` turns both sides'
+samples and the record's metrics into ``limited_by: {verdict, evidence, ...}``.
 """
 
 from __future__ import (absolute_import, division, print_function)
