@@ -11,12 +11,14 @@ alternating which half goes first:
 
 * ``on``: with ``nic_interface`` (the NIC counters every second, and what says what limited the test:
   a ping before it, /proc/stat and the drop counters at its ends, ``ss -tin`` every second);
-* ``off``: the same arguments without ``nic_interface``: nothing is sampled.
+  and the server side's sampler on lab1 (bench_server ``sample_interface``: per-core CPU, the data NIC's
+  drop counters and the servers' ticks every second), started before the run and stopped after it;
+* ``off``: the same arguments without ``nic_interface`` and no sampler on lab1: nothing is sampled.
 
 It first measures the sampler's own CPU time per second of a test on this host (``lo``, 10 s: its reads and
-its ``ss`` children), then prints every pair, the median on/off ratio per case with its spread, and PASS/FAIL
-against the goal
-0.99 <= median ratio <= 1.01, with the load average (the machine may be shared: read the spread too).
+its ``ss`` children) and the server side's sampler's (its process' ticks over 10 s), then prints every pair,
+the median on/off ratio per case with its spread, and PASS/FAIL against the goal 0.99 <= median ratio <= 1.01,
+with the load average (the machine may be shared: read the spread too).
 
     .venv/bin/python benchmarks/sampling.py --pairs 5 --duration 5
 """
@@ -57,6 +59,33 @@ def sampler_cpu_cost(seconds, peer='127.0.0.1', interface='lo'):
     return (used() - before) / seconds
 
 
+def server_sampler_cpu_cost(seconds, interface='lo'):
+    """CPU seconds the server side's sampler (server_sampler.py's process) spends per second, on this host."""
+    import os
+    import tempfile
+    from ansible_collections.perflab.network.plugins.module_utils import server_sampler
+
+    pid_dir = tempfile.mkdtemp(prefix='perflab-sampling-')
+    pid = server_sampler.start(pid_dir, interface)[0]
+    try:
+        time.sleep(seconds)
+        with open('/proc/%d/stat' % pid) as handle:
+            fields = handle.read().rsplit(')', 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12])
+    finally:
+        server_sampler.stop(pid_dir, interface)
+        os.rmdir(pid_dir)
+    return ticks / float(os.sysconf('SC_CLK_TCK')) / seconds
+
+
+def server_sampler(lab, state, interface, port):
+    """Start or stop lab1's server-side sampler (bench_server: the server on ``port`` runs already)."""
+    result, _elapsed = lab.module('lab1', 'perflab.network.bench_server', {
+        'tool': 'iperf3', 'port': port, 'state': state, 'sample_interface': interface})
+    if result.get('failed'):
+        raise RuntimeError('the server side\'s sampler: %s' % result.get('msg'))
+
+
 def run_half(lab, tool, args):
     result, _elapsed = lab.module('lab2', 'perflab.network.' + tool, args)
     if result.get('failed'):
@@ -71,11 +100,15 @@ def main():
     cost = sampler_cpu_cost(10)
     log('the sampler\'s own CPU on this host (lo, 10 s): %.2f ms per second = %.3f %% of one core'
         % (cost * 1e3, cost * 100))
+    server_cost = server_sampler_cpu_cost(10)
+    log('the server side\'s sampler (lo, 10 s): %.2f ms per second = %.3f %% of one core'
+        % (server_cost * 1e3, server_cost * 100))
     servers = []
     results = []
     try:
         servers, server, client, lab2 = labbench.set_up_servers(lab, args, cases)
         interface = lab2['perflab_data_interface']
+        server_interface = lab.hostvars()['lab1']['perflab_data_interface']
         for tool, test, port in cases:
             pairs = []
             for number in range(args.pairs):
@@ -84,9 +117,12 @@ def main():
                     half = module_args(tool, test, port, args.duration, server, client, args.rate)
                     if kind == 'on':
                         half['nic_interface'] = interface
+                        server_sampler(lab, 'started', server_interface, CASES[0][2])
                     values[kind], limited = run_half(lab, tool, half)
                     if kind == 'on':
                         values['verdict'] = (limited or {}).get('verdict')
+                        # stopped by a port no server has: the servers go on, the sampler stops
+                        server_sampler(lab, 'stopped', server_interface, 1)
                 values['ratio'] = values['on'] / values['off']
                 values['load'] = load_average()
                 pairs.append(values)

@@ -12,6 +12,7 @@ import ntpath
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
+from ansible_collections.perflab.network.plugins.module_utils import limits
 from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import servers as server_args
@@ -123,7 +124,10 @@ def manage(args, check_mode, execute):
                     servers.append(entry(tool, bind, port, started.get('pid'), 'started', argv))
     except win_action.PowerShellError as exc:
         return rollback('bench_server (Windows): %s' % exc)
-    return {'changed': changed, 'servers': servers}
+    result = {'changed': changed, 'servers': servers}
+    if params.get('sample_interface'):
+        result['sampled'] = limits.server_not_sampled('Windows', params['sample_interface'])
+    return result
 
 
 # the module as always on Linux and FreeBSD (Ansible's normal action); on a Windows host, the above

@@ -8,13 +8,17 @@
 The runner's sampler (nic.NicSampler) reads, on the host that runs the test: /proc/stat (per-core CPU)
 before and after, ``ss -tin dst <peer>`` (the test connections' TCP state) every interval, the data NIC's
 drop/error/missed counters before and after; the runner pings the server before the test (the path's
-RTT). :func:`verdict` turns those and the record's metrics into ``limited_by: {verdict, evidence, ...}``.
+RTT). The server host's sampler (server_sampler.py, beside bench_server's servers) reads the same CPU and drop
+counters there every second; :func:`server_window` takes a test's seconds of it. :func:`verdict` turns both sides'
+samples and the record's metrics into ``limited_by: {verdict, evidence, ...}``.
 """
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import calendar
 import re
+import time
 
 VERDICTS = ('target', 'link', 'nic', 'loss', 'window', 'cpu', 'unknown')
 
@@ -232,6 +236,101 @@ def counter_deltas(before, after):
     return dict((key, after[key] - before[key]) for key in DROP_COUNTERS if key in before and key in after)
 
 
+# ---- the server's side (server_sampler.py samples it over the whole run, each test takes its window) ------
+
+def epoch_of(iso):
+    """Seconds since the epoch of a record's ``started_at``/``ended_at`` (units.iso_utc's format), None if not one."""
+    match = re.match(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z$', iso or '')
+    if not match:
+        return None
+    return calendar.timegm(time.strptime(match.group(1), '%Y-%m-%dT%H:%M:%S')) + float(match.group(2) or 0)
+
+
+def server_not_sampled(os_name, interface):
+    """bench_server's ``sampled`` on a server host without the sampler (FreeBSD, Windows): what it cannot tell."""
+    return {'interface': interface, 'not_sampled': [
+        '%s: the server side is not sampled (its per-core CPU and its data NIC\'s drop counters during the test '
+        'are unknown: a receiver limited by its CPU shows as window at most)' % os_name]}
+
+
+def server_window(series, started_at, ended_at, facts=None):
+    """What the server host's sampler saw during one test: ``{interface, mtu, link_mbps, cpu, process_cpu,
+    nic_drops, nic_packets, window}`` in the shape of the client's samples, from ``series`` (its samples:
+    ``{t, cpu, drops, packets, procs}``, t in epoch seconds) between the record's ``started_at`` and ``ended_at``.
+
+    The samples inside the test's window (the first at or after its start, the last at or before its end;
+    the two hosts' clocks are assumed in step within a sampling interval), or, with fewer than two inside,
+    the two around it. ``facts``: the server's ``interface``, ``mtu``, ``link_mbps``. Without two samples,
+    only the facts and ``not_sampled`` saying why."""
+    out = dict((key, (facts or {}).get(key)) for key in ('interface', 'mtu', 'link_mbps'))
+    start, end = epoch_of(started_at), epoch_of(ended_at)
+    series = sorted((s for s in series or [] if isinstance(s.get('t'), (int, float))), key=lambda s: s['t'])
+    if start is None or end is None or len(series) < 2:
+        out['not_sampled'] = ['the server\'s sampler has no samples of this test']
+        return out
+    inside = [s for s in series if start <= s['t'] <= end]
+    if len(inside) >= 2:
+        first, last = inside[0], inside[-1]
+    else:
+        before = [s for s in series if s['t'] <= start]
+        after = [s for s in series if s['t'] >= end]
+        if not before or not after:
+            out['not_sampled'] = ['the server\'s sampler has no samples around this test']
+            return out
+        first, last = before[-1], after[0]
+    out['window'] = [round(first['t'], 3), round(last['t'], 3)]
+    out['cpu'] = cpu_usage(first.get('cpu'), last.get('cpu'))
+    out['nic_drops'] = counter_deltas(first.get('drops'), last.get('drops'))
+    if isinstance(first.get('packets'), int) and isinstance(last.get('packets'), int):
+        out['nic_packets'] = last['packets'] - first['packets']
+    out['process_cpu'] = busiest_process_cpu(first.get('procs'), last.get('procs'))
+    return out
+
+
+def busiest_process_cpu(before, after):
+    """The core the busiest of some processes last ran on: ``before``/``after`` map a pid to (utime + stime
+    ticks, last core number) (parse_proc_pid_stat); None without a process that ran in between."""
+    used = [(ticks - before[pid][0], core) for pid, (ticks, core) in (after or {}).items()
+            if pid in (before or {}) and ticks - before[pid][0] > 0]
+    return 'cpu%d' % max(used)[1] if used else None
+
+
+def apply_server(record, server):
+    """The server's interface, MTU and link speed that its sampler found, into the record's ``server`` where
+    the record has none (the caller's own values win)."""
+    side = record.get('server')
+    if not isinstance(side, dict) or not server:
+        return record
+    for key in ('interface', 'mtu', 'link_mbps'):
+        if side.get(key) is None and server.get(key) is not None:
+            side[key] = server[key]
+    return record
+
+
+# what the client's sampler gave a record's limited_by (verdict keeps them): judged again with the server's
+CLIENT_SAMPLES = ('cpu', 'process_cpu', 'interface', 'tcp', 'nic_drops', 'nic_packets', 'path_rtt', 'not_sampled')
+
+
+def with_server(record, sampled):
+    """``record`` with the server's side: its interface, MTU and link speed (apply_server) and, on an ok record,
+    ``limited_by`` judged again with the server's window of ``sampled`` (bench_server's RV(sampled):
+    ``{interface, mtu, link_mbps, series}``, or ``not_sampled`` where the server's OS has no sampler)."""
+    if not sampled:
+        return record
+    window = server_window(sampled.get('series'), record.get('started_at'), record.get('ended_at'), sampled) \
+        if sampled.get('series') is not None else dict(sampled)
+    apply_server(record, window)
+    previous = record.get('limited_by')
+    if record.get('status') != 'ok' or not isinstance(previous, dict):
+        return record
+    samples = dict((key, previous.get(key)) for key in CLIENT_SAMPLES)
+    samples['not_sampled'] = list(previous.get('not_sampled') or []) + list(window.get('not_sampled') or [])
+    if window.get('cpu') or window.get('nic_drops') is not None:
+        samples['server'] = dict((key, value) for key, value in window.items() if key not in ('not_sampled', 'series'))
+    record['limited_by'] = verdict(record, samples)
+    return record
+
+
 # ---- the verdict ------------------------------------------------------------------------------------------
 
 def _throughput(record):
@@ -243,6 +342,66 @@ def _throughput(record):
 def _metric(record, name):
     metric = (record.get('metrics') or {}).get(name)
     return metric.get('value') if isinstance(metric, dict) else None
+
+
+def _sides(samples):
+    """(side, its samples) of each side sampled: the client (the samples themselves) and the server."""
+    sides = [('client', samples)]
+    if samples.get('server'):
+        sides.append(('server', samples['server']))
+    return sides
+
+
+def _side_core(cpu, process_cpu=None):
+    """The core that says whether a side was CPU-bound: the one its tool's busiest process last ran on (where
+    the two sides share a kernel, as in the namespace lab, their /proc/stat are the same: only the process
+    tells them apart), else its busiest core; None without CPU samples."""
+    if not cpu:
+        return None
+    by_name = dict((core['cpu'], core) for core in cpu['cores'])
+    return by_name.get(process_cpu) or by_name.get(cpu['busiest'])
+
+
+def cpu_verdict(samples):
+    """``{side, saturated, evidence}`` when a side's core (_side_core) was at least CPU_BUSY_PCT busy: the
+    busier side when both were (the client on a tie); None when neither was."""
+    found = []
+    for name, sampled in _sides(samples):
+        core = _side_core(sampled.get('cpu'), sampled.get('process_cpu'))
+        if core and core['busy'] >= CPU_BUSY_PCT:
+            found.append((core['busy'], name == 'client', name, core, sampled))
+    if not found:
+        return None
+    busy, _client, name, core, sampled = max(found, key=lambda found_side: found_side[:2])
+    evidence = '%s core %s %.0f %% busy: user %.0f, system %.0f, irq %.0f, softirq %.0f %% (softirq %.0f %% of its busy ' \
+               'time)' % (name, core['cpu'], busy, core['user'], core['system'], core['irq'], core['softirq'],
+                          100.0 * core['softirq'] / busy)
+    if sampled.get('process_cpu') == core['cpu']:
+        evidence += '; the %s\'s tool ran there' % name
+    for other in found:
+        if other[2] != name:
+            evidence += '; the %s core %s was %.0f %% busy too' % (other[2], other[3]['cpu'], other[0])
+    return {'side': name, 'core': core['cpu'], 'evidence': evidence,
+            'saturated': [c['cpu'] for c in sampled['cpu']['cores'] if c['busy'] >= CPU_BUSY_PCT]}
+
+
+def nic_verdict(samples):
+    """The evidence that the data NICs dropped or lost packets (their drop/error/missed counters, both sides
+    summed, at least NIC_DROP_MIN and over NIC_DROP_PCT of the packets one side counted), None otherwise."""
+    parts, dropped, packets = [], 0, 0
+    for name, sampled in _sides(samples):
+        drops = sampled.get('nic_drops') or {}
+        counted = sum(drops.values())
+        dropped += counted
+        packets = max(packets, sampled.get('nic_packets') or 0)
+        if counted:
+            parts.append('the %s\'s %s %s (%d packets)' % (
+                name, sampled.get('interface') or 'data NIC',
+                ', '.join('%s %d' % (key, value) for key, value in sorted(drops.items()) if value),
+                sampled.get('nic_packets') or 0))
+    if dropped >= NIC_DROP_MIN and dropped > NIC_DROP_PCT / 100.0 * max(packets, 1):
+        return 'the data NICs counted drops or errors during the test: %s' % '; '.join(parts)
+    return None
 
 
 def verdict(record, samples):
@@ -257,10 +416,11 @@ def verdict(record, samples):
     # the smaller MTU of the two sides (the server's when the role passed it)
     mtus = [side.get('mtu') for side in (record.get('client') or {}, record.get('server') or {}) if side.get('mtu')]
     mtu = min(mtus) if mtus else None
-    link = (record.get('client') or {}).get('link_mbps')
+    # the client's link (link_mbps given: the path's, e.g. shaped), else the server's NIC (its sampler's)
+    link = (record.get('client') or {}).get('link_mbps') or (record.get('server') or {}).get('link_mbps')
     out['ceiling_mbps'] = goodput_ceiling(mtu, link, protocol)
     out['ceiling_tbf_mbps'] = goodput_ceiling(mtu, link, protocol, 'tbf')
-    tcp, cpu = samples.get('tcp'), samples.get('cpu')
+    tcp = samples.get('tcp')
 
     def done(name, evidence):
         out.update(verdict=name, evidence=evidence)
@@ -279,11 +439,9 @@ def verdict(record, samples):
     if ceiling and rate >= LINK_SHARE * ceiling:
         return done('link', '%.1f Mbit/s is %.0f %% of the goodput ceiling %.1f Mbit/s (%s Mbit/s at MTU %s; %.1f '
                             'with tbf framing)' % (rate, 100 * rate / ceiling, ceiling, link, mtu, out['ceiling_tbf_mbps']))
-    drops, packets = samples.get('nic_drops') or {}, samples.get('nic_packets') or 0
-    dropped = sum(drops.values())
-    if dropped >= NIC_DROP_MIN and dropped > NIC_DROP_PCT / 100.0 * max(packets, 1):
-        named = ', '.join('%s %d' % (key, value) for key, value in sorted(drops.items()) if value)
-        return done('nic', 'the data NIC counted %s during the test (%d packets)' % (named, packets))
+    nic = nic_verdict(samples)
+    if nic:
+        return done('nic', nic)
     lost = _metric(record, 'lost_percent')
     if protocol == 'udp' and lost is not None and lost >= LOSS_PCT:
         return done('loss', '%.2f %% of the datagrams were lost' % lost)
@@ -297,37 +455,48 @@ def verdict(record, samples):
     # limited most of the time, or for a while with a peer's window below the bandwidth-delay product
     if limited >= WINDOW_LIMITED_PCT or (limited >= WINDOW_SOME_PCT and bdp and windows and min(windows) < bdp):
         which = 'rwnd' if (tcp.get('rwnd_limited_pct') or 0) >= (tcp.get('sndbuf_limited_pct') or 0) else 'sndbuf'
+        # the client sent against the server's window (ss samples the client's sockets): a server whose core
+        # was saturated could not read fast enough and closed its window: its CPU, not the window, limited
+        # (unless the test set its socket buffer: then that buffer is the window that limited)
+        receiver = cpu_verdict(dict(samples, cpu=None)) if which == 'rwnd' and samples.get('server') and not (
+            record.get('options') or {}).get('window') else None
+        if receiver:
+            out.update(side=receiver['side'], core=receiver['core'], saturated=receiver['saturated'])
+            return done('cpu', '%s; the receiver could not keep up: its window limited the client %.0f %% of the busy '
+                               'time (rwnd_limited)' % (receiver['evidence'], tcp['rwnd_limited_pct']))
         out['bdp_bytes'] = bdp
         return done('window', '%s limited %.0f %% of the busy time (%s); bandwidth-delay product %s bytes (%.1f Mbit/s x '
                               '%s ms) against a window of %s bytes' % (
                                   'the receive window' if which == 'rwnd' else 'the send buffer',
                                   tcp[which + '_limited_pct'], which + '_limited', bdp if bdp is not None else '?',
                                   ceiling or rate, rtt, '/'.join(str(w) for w in windows) or '?'))
-    if cpu:
-        core = next(c for c in cpu['cores'] if c['cpu'] == cpu['busiest'])
-        if core['busy'] >= CPU_BUSY_PCT:
-            out['side'] = 'client'
-            out['saturated'] = [c['cpu'] for c in cpu['cores'] if c['busy'] >= CPU_BUSY_PCT]
-            return done('cpu', 'client core %s %.0f %% busy: user %.0f, system %.0f, irq %.0f, softirq %.0f %%' % (
-                cpu['busiest'], core['busy'], core['user'], core['system'], core['irq'], core['softirq']))
+    side = cpu_verdict(samples)
+    if side:
+        out.update(side=side['side'], core=side['core'], saturated=side['saturated'])
+        return done('cpu', side['evidence'])
     why = []
     if not ceiling:
         why.append('the link speed or MTU is unknown (give link_mbps)')
     else:
         why.append('%.0f %% of the %.1f Mbit/s ceiling' % (100 * rate / ceiling, ceiling))
     why.append('no TCP state sampled' if protocol == 'tcp' and not tcp else '')
-    why.append('no CPU sampled' if not cpu else 'busiest client core %s %.0f %%' % (
-        cpu['busiest'], next(c['busy'] for c in cpu['cores'] if c['cpu'] == cpu['busiest'])))
+    for name, sampled in _sides(samples):
+        core = _side_core(sampled.get('cpu'), sampled.get('process_cpu'))
+        why.append('%s core %s %.0f %%' % (name, core['cpu'], core['busy']) if core else 'no %s CPU sampled' % name)
     why.extend(samples.get('not_sampled') or [])
-    why.append('the server side is not sampled')
+    if not samples.get('server'):
+        why.append('the server side is not sampled')
     return done('unknown', '; '.join(part for part in why if part))
 
 
 def short(limited_by):
-    """The verdict in a few words for a progress line or a table cell: "window", "cpu cpu0", "link 96 %"."""
+    """The verdict in a few words for a progress line or a table cell: "window", "cpu cpu0" (a client's core),
+    "cpu server cpu1", "link"."""
     if not limited_by or not limited_by.get('verdict'):
         return ''
     name = limited_by['verdict']
-    if name == 'cpu' and (limited_by.get('cpu') or {}).get('busiest'):
-        return 'cpu %s' % limited_by['cpu']['busiest']
+    if name == 'cpu':
+        core = limited_by.get('core') or (limited_by.get('cpu') or {}).get('busiest')
+        side = 'server ' if limited_by.get('side') == 'server' else ''
+        return 'cpu %s%s' % (side, core) if core else name
     return name

@@ -176,6 +176,7 @@ class NicSampler(object):
         self._cpu = [None, None]
         self._drops = [None, None]
         self._tcp = {}
+        self._procs = {}
 
     def read_cpu(self):
         """Per-core CPU time now (limits.parse_proc_stat's shape), None when unreadable."""
@@ -201,12 +202,39 @@ class NicSampler(object):
             return []
         return limits.parse_ss(out.stdout) if out.returncode == 0 else []
 
+    def read_processes(self):
+        """``{pid: (utime + stime ticks, last core)}`` of this process' children (the tool's processes the
+        runner started), {} where /proc has no ``children`` lists."""
+        found = {}
+        try:
+            tasks = os.listdir('/proc/self/task')
+        except OSError:
+            return found
+        for task in tasks:
+            try:
+                with open('/proc/self/task/%s/children' % task) as handle:
+                    pids = handle.read().split()
+            except (IOError, OSError):
+                continue
+            for pid in pids:
+                try:
+                    with open('/proc/%s/stat' % pid) as handle:
+                        parsed = limits.parse_proc_pid_stat(handle.read())
+                except (IOError, OSError):
+                    continue
+                if parsed:
+                    found[pid] = parsed
+        return found
+
     def _sample_limits(self, index):
         if self.peer is None:
             return
         if index is not None:
             self._cpu[index] = self.read_cpu()
             self._drops[index] = self.read_drops()
+        else:
+            # the tool's processes, while they run (at the end they are gone): where they ran
+            self._procs.update(self.read_processes())
         limits.merge_ss(self._tcp, self.read_tcp())
 
     def limits(self):
@@ -217,6 +245,10 @@ class NicSampler(object):
         if len(self.samples) >= 2:
             packets = sum(self.samples[-1][key] - self.samples[0][key] for key in ('rx_packets', 'tx_packets'))
         return {'cpu': limits.cpu_usage(self._cpu[0], self._cpu[1]),
+                'interface': self.interface,
+                # the core the tool's busiest process last ran on (its ticks counted from its start)
+                'process_cpu': limits.busiest_process_cpu(dict((pid, (0, core)) for pid, (_t, core) in self._procs.items()),
+                                                          self._procs),
                 'tcp': limits.tcp_summary(list(self._tcp.values())),
                 'nic_drops': limits.counter_deltas(self._drops[0], self._drops[1]),
                 'nic_packets': packets,

@@ -20,6 +20,7 @@ __metaclass__ = type
 
 import copy
 
+from ansible_collections.perflab.network.plugins.module_utils import limits
 from ansible_collections.perflab.network.plugins.module_utils import record as records
 from ansible_collections.perflab.network.plugins.module_utils.record import BULKY
 from ansible_collections.perflab.network.plugins.module_utils import registry
@@ -82,17 +83,20 @@ def test_results(results):
     return returned, unstarted
 
 
-def finish(items=(), reason='', done=(), records=(), servers=(), server_error=None, results=()):
+def finish(items=(), reason='', done=(), records=(), servers=(), server_error=None, results=(), sampled=None):
     """What bench_record does: (the records to store, every record this call finished).
 
     To store: the failed records of ``results`` that did not start (test_results), the held ``records`` with
     what their servers' logs showed (server_verdict), and a failed record for each of the ``items`` that has
-    none among ``done`` and these (a stage kept it from running). Finished: those, and the records the
+    none among ``done`` and these (a stage kept it from running); ``sampled``: the server side of the held
+    records by their server's name (limits.with_server). Finished: those, and the records the
     ``results`` returned themselves (the callback stored them already): the benchmark role keeps them, one list
     of the records of its run (the summary, the auto repetitions' rule, the items a failed stage left).
     """
     returned, new = test_results(results)
-    new += [server_verdict(record, servers, server_error) for record in records]
+    new += [limits.with_server(server_verdict(record, servers, server_error),
+                               (sampled or {}).get((record.get('server') or {}).get('name')))
+            for record in records]
     new += unrun_records(items, reason, list(done) + returned + new)
     # kept without their bulky fields: what they measured, as a resume reads a results file
     return new, [dict((key, value) for key, value in record.items() if key not in BULKY)

@@ -41,6 +41,7 @@ def argument_spec():
         ready_timeout=dict(type='int', default=10),
         executable=dict(type='path'),
         tool_paths=dict(type='list', elements='str'),
+        sample_interface=dict(type='str'),
     )
 
 

@@ -58,6 +58,15 @@ options:
   server_error:
     description: Why the server's log could not be read (the records get a note saying it was not checked).
     type: str
+  sampled:
+    description:
+      - The server side of the O(records) for their C(limited_by), by the server's name (the record's
+        C(server.name)), RV(perflab.network.bench_server#module:sampled) of C(state=status) or C(state=stopped)
+        with O(perflab.network.bench_server#module:sample_interface). Each record takes the server's samples of
+        its own test's seconds, the server's interface, MTU and link speed, and its C(limited_by) is judged
+        again with both sides.
+    type: dict
+    default: {}
   results:
     description:
       - Registered results of M(perflab.network.bench_test), each with its plan item as C(item) (a loop's
@@ -118,6 +127,7 @@ def main():
             servers=dict(type='list', elements='dict', default=[]),
             server_error=dict(type='str'),
             results=dict(type='list', elements='dict', default=[]),
+            sampled=dict(type='dict', default={}),
         ),
         supports_check_mode=True,
     )

@@ -142,6 +142,15 @@ options:
       - A tool found nowhere fails the module naming every folder looked in, before anything starts.
     type: list
     elements: str
+  sample_interface:
+    description:
+      - The server host's data interface (Linux); with O(state=started) a sampler starts beside the servers and
+        reads, every second until O(state=stopped), the host's per-core CPU (C(/proc/stat)), this interface's
+        drop, error and missed counters and the CPU ticks and core of each server, for the records'
+        C(limited_by) on the server's side (each record takes the seconds of its own test).
+      - With O(state=status) or O(state=stopped), RV(sampled) returns what it sampled (O(state=stopped) then
+        stops it and removes its files). On FreeBSD and Windows nothing is sampled (RV(sampled) says so).
+    type: str
 seealso:
   - module: perflab.network.iperf3
   - module: perflab.network.iperf2
@@ -187,6 +196,15 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+sampled:
+  description:
+    - With O(sample_interface), the server's side for C(limited_by) (C(perflab.network.bench_record)'s
+      O(perflab.network.bench_record#module:sampled)), the interface, its MTU and link speed (Mbit/s, null on a
+      link without one such as veth), whether the sampler runs, and its samples (C(t) in seconds since the epoch,
+      C(cpu) per core in jiffies, C(drops), C(packets), C(procs), each server's CPU ticks and last core).
+  returned: when O(sample_interface) is given
+  type: dict
+  sample: {interface: data0, mtu: 1500, link_mbps: 10000.0, running: true, series: []}
 servers:
   description: The servers concerned, one per port (with O(servers), in the order of its groups).
   returned: always
@@ -261,8 +279,11 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import host_platform
+from ansible_collections.perflab.network.plugins.module_utils import limits
+from ansible_collections.perflab.network.plugins.module_utils import nic
 from ansible_collections.perflab.network.plugins.module_utils import process
 from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils import server_sampler
 from ansible_collections.perflab.network.plugins.module_utils import servers as server_args
 from ansible_collections.perflab.network.plugins.module_utils.servers import (
     ARGUMENT_RULES, TOOLS, argument_spec, call_errors, groups_of, listen_address, server_command)
@@ -449,6 +470,12 @@ def main():
                 module.fail_json(msg='executable %s is not an executable file' % params['executable'])
             module.fail_json(msg=process.missing_tool_message(TOOLS[tool][0], process.search_dirs(params.get('tool_paths'))))
     pid_dir, state = params['pid_dir'], params['state']
+    sample = params.get('sample_interface')
+    if sample is not None and not host_platform.current().valid_interface_name(sample):
+        module.fail_json(msg='sample_interface must be an interface name, got %r' % (sample,))
+    if sample and state == 'started' and host_platform.current().name == 'Linux' and not nic.interface_exists(sample):
+        module.fail_json(msg='sample_interface %s does not exist on this host (its interfaces: %s)'
+                         % (sample, ', '.join(nic.existing_interfaces())))
     if state == 'started':
         problem = process.nofile_problem(params.get('nofile'))
         if problem:
@@ -552,7 +579,39 @@ def main():
                     pass
             servers.append({'tool': mark.rsplit('-', 1)[0], 'pid': pid, 'state': 'stopped', 'mark': mark})
 
-    module.exit_json(changed=changed, servers=servers)
+    sampled, sampler_changed = sample_server(params, module.check_mode)
+    module.exit_json(changed=changed or sampler_changed, servers=servers, **sampled)
+
+
+def sample_server(params, check_mode):
+    """The server side's sampler (server_sampler.py) of O(sample_interface): started with the servers, read by
+    O(state=status), read and stopped by O(state=stopped) (which also stops every sampler of ours when it
+    stops everything ours); ({'sampled': ...} or {}, changed)."""
+    name, state, pid_dir = params.get('sample_interface'), params['state'], params['pid_dir']
+    if state == 'stopped' and params.get('tool') is None and params.get('servers') is None and not name:
+        names = [entry[len('sampler-'):-len('.pid')] for entry in _listdir(pid_dir)
+                 if entry.startswith('sampler-') and entry.endswith('.pid')]
+        return {}, bool([n for n in names if check_mode or server_sampler.stop(pid_dir, n)])
+    if not name:
+        return {}, False
+    if host_platform.current().name != 'Linux':
+        return {'sampled': limits.server_not_sampled(host_platform.current().name, name)}, False
+    if state == 'started':
+        if check_mode:
+            return {'sampled': dict(server_sampler.facts(name), running=False, series=[])}, False
+        started = server_sampler.start(pid_dir, name)[1]
+        return {'sampled': dict(server_sampler.facts(name), running=True, series=[])}, started
+    sampled = server_sampler.read(pid_dir, name)
+    if state == 'stopped' and not check_mode:
+        return {'sampled': sampled}, server_sampler.stop(pid_dir, name)
+    return {'sampled': sampled}, False
+
+
+def _listdir(path):
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
 
 
 if __name__ == '__main__':

@@ -10,6 +10,12 @@ labelled by its ``config`` and set up and undone around its test:
 - window: iperf3 ``window: 4K`` -> ``window`` (rwnd/sndbuf limited, the BDP against the buffer)
 - loss: nftables drops 5 % of lab2's packets on lab1's input at random -> ``loss``
 - target: UDP at 20 Mbit/s -> ``target``
+- cpu_server: lab2 sends (tcp_stream) to lab1's iperf3 server pinned to lab1's core 0 beside a busy loop there,
+  lab2's side on core 1 -> ``cpu`` on the server's side, core 0 (issue 27.4: the server host sampled too)
+
+The server's side is sampled by bench_server's sampler (``sample_interface``) for the whole play; every test
+is held (bench_test ``hold``) and one status read of the sampler at the end gives each record the server's
+window of it (bench_record ``sampled``): one round trip for all the cases.
 """
 from __future__ import annotations
 
@@ -19,6 +25,8 @@ import time
 import pytest
 
 from conftest import run_playbook
+
+from ansible_collections.perflab.network.plugins.module_utils import limits
 
 pytestmark = pytest.mark.lab
 NAME, MGMT, DATA = 'lim35', '10.246.0.0/24', '10.246.1.0/24'
@@ -38,11 +46,13 @@ PLAYBOOK = '''---
   hosts: perflab_servers
   gather_facts: false
   tasks:
-    - name: Start an iperf3 server
+    - name: Start an iperf3 server and the server side's sampler
       perflab.network.bench_server:
         tool: iperf3
         bind: "{{ perflab_data_address }}"
         idle_timeout: 120
+        sample_interface: "{{ perflab_data_interface }}"
+      register: __lim_server
 
 - name: One test per verdict
   hosts: perflab_clients
@@ -50,6 +60,8 @@ PLAYBOOK = '''---
   vars:
     server: "{{ hostvars[perflab_peer].perflab_data_address }}"
     __common: &common
+      tool: iperf3
+      hold: true
       server: "{{ server }}"
       duration: 2
       nic_interface: "{{ perflab_data_interface }}"
@@ -66,10 +78,11 @@ PLAYBOOK = '''---
                    burst, "32kb", latency, 50ms]
           changed_when: true
         - name: TCP through the shaped link
-          perflab.network.iperf3:
+          perflab.network.bench_test:
             <<: *common
             config: link
             link_mbps: 200
+          register: __lim_link
           ignore_errors: true
       always:
         - name: Unshape
@@ -78,14 +91,18 @@ PLAYBOOK = '''---
           changed_when: true
 
     - name: CPU
+      vars:
+        __lim_core: 0
       block:
-        # every process the next SSH connection starts (the module, iperf3, the sampler) inherits core 0
-        - name: Pin lab2's sshd to core 0 (its mask kept)
+        # every process the next SSH connection starts (the module, iperf3, the sampler) inherits the core
+        - &pin_sshd
+          name: Pin lab2's sshd to one core (its mask kept)
           ansible.builtin.command:
             argv: [sh, -c, 'p=$(pgrep -o -x sshd); taskset -p "$p" | sed "s/.*: //" > /tmp/lim35-sshd.mask;
-                            taskset -p -c 0 "$p"']
+                            taskset -p -c "$1" "$p"', sh, "{{ __lim_core }}"]
           changed_when: true
-        - name: A new connection, from the pinned sshd
+        - &reconnect
+          name: A new connection, from the pinned sshd
           ansible.builtin.meta: reset_connection
         - name: A busy loop on core 0 (bounded, its pid kept to stop it)
           ansible.builtin.command:
@@ -94,11 +111,12 @@ PLAYBOOK = '''---
           poll: 0
           changed_when: true
         - name: The receiver pinned to core 0
-          perflab.network.iperf3:
+          perflab.network.bench_test:
             <<: *common
             test: tcp_maerts
             config: cpu
             link_mbps: 100000
+          register: __lim_cpu
           ignore_errors: true
       always:
         - name: Stop the busy loop (timeout passes the TERM on)
@@ -106,18 +124,19 @@ PLAYBOOK = '''---
             argv: [sh, -c, 'kill "$(cat /tmp/lim35-busy.pid)"']
           changed_when: true
           failed_when: false
-        - name: Give sshd its mask back
+        - &unpin_sshd
+          name: Give sshd its mask back
           ansible.builtin.command:
             argv: [sh, -c, 'taskset -p "$(cat /tmp/lim35-sshd.mask)" "$(pgrep -o -x sshd)"']
           changed_when: true
-        - name: A connection from the unpinned sshd
-          ansible.builtin.meta: reset_connection
+        - *reconnect
 
     - name: A tiny socket buffer
-      perflab.network.iperf3:
+      perflab.network.bench_test:
         <<: *common
         config: window
-        window: 4K
+        options: {window: 4K}
+      register: __lim_window
       ignore_errors: true
 
     - name: Loss
@@ -135,9 +154,10 @@ PLAYBOOK = '''---
           delegate_to: "{{ perflab_peer }}"
           changed_when: true
         - name: TCP with random drops
-          perflab.network.iperf3:
+          perflab.network.bench_test:
             <<: *common
             config: loss
+          register: __lim_loss
           ignore_errors: true
       always:
         - name: Remove the drops
@@ -148,12 +168,73 @@ PLAYBOOK = '''---
           failed_when: false
 
     - name: UDP below line rate
-      perflab.network.iperf3:
+      perflab.network.bench_test:
         <<: *common
         test: udp_stream
         config: target
-        bitrate: 20
+        options: {bitrate: 20}
+      register: __lim_target
       ignore_errors: true
+
+    - name: Receiver's CPU
+      vars:
+        __server_pid: "{{ hostvars[perflab_peer].__lim_server.servers[0].pid }}"
+        # the client's side (the module, iperf3, its sampler) on core 1, as the cpu case does on core 0
+        __lim_core: 1
+      block:
+        - *pin_sshd
+        - *reconnect
+        - name: Pin lab1's iperf3 server (all its threads) to core 0
+          ansible.builtin.command:
+            argv: [taskset, -a, -p, -c, "0", "{{ __server_pid }}"]
+          delegate_to: "{{ perflab_peer }}"
+          changed_when: true
+        - name: A busy loop on lab1's core 0 (bounded, its pid kept to stop it)
+          ansible.builtin.command:
+            argv: [sh, -c, 'echo $$ > /tmp/lim35-busy1.pid; exec timeout 20 taskset -c 0 sh -c "while :; do :; done"']
+          async: 25
+          poll: 0
+          delegate_to: "{{ perflab_peer }}"
+          changed_when: true
+        - name: The client sends to the receiver pinned to a busy core
+          perflab.network.bench_test:
+            <<: *common
+            test: tcp_stream
+            config: cpu_server
+            link_mbps: 100000
+          register: __lim_cpu_server
+          ignore_errors: true
+      always:
+        - name: Stop lab1's busy loop
+          ansible.builtin.command:
+            argv: [sh, -c, 'kill "$(cat /tmp/lim35-busy1.pid)"']
+          delegate_to: "{{ perflab_peer }}"
+          changed_when: true
+          failed_when: false
+        - name: Give lab1's iperf3 server every core back
+          ansible.builtin.command:
+            argv: [sh, -c, 'taskset -a -p -c "0-$(($(nproc --all) - 1))" "$1"', sh, "{{ __server_pid }}"]
+          delegate_to: "{{ perflab_peer }}"
+          changed_when: true
+          failed_when: false
+        - *unpin_sshd
+        - *reconnect
+
+    # one read of the server side's sampler for every held record: each takes its own test's seconds
+    - name: Read the server side's samples and stop the server
+      perflab.network.bench_server:
+        tool: iperf3
+        state: stopped
+        sample_interface: "{{ hostvars[perflab_peer].perflab_data_interface }}"
+      delegate_to: "{{ perflab_peer }}"
+      register: __lim_sampled
+
+    - name: Store the records, judged with both sides
+      perflab.network.bench_record:
+        records: "{{ [__lim_link, __lim_cpu, __lim_window, __lim_loss, __lim_target, __lim_cpu_server]
+                     | map(attribute='perflab_held', default=[]) | flatten(levels=1) }}"
+        sampled: "{{ {perflab_peer: __lim_sampled.sampled} }}"
+      delegate_to: localhost
 '''
 
 
@@ -173,16 +254,24 @@ def test_each_verdict_provoked_on_the_lab(lab, tmp_path):
     assert res.rc == 0, res.stdout[-5000:] + res.stderr[-2000:]
     records = [json.loads(line) for line in (results / 'lim35.jsonl').read_text().splitlines() if line.strip()]
     by_case = dict((r['config'], r) for r in records if r.get('schema') and r.get('config'))
-    assert sorted(by_case) == ['cpu', 'link', 'loss', 'target', 'window'], (sorted(by_case), res.stdout[-6000:])
+    assert sorted(by_case) == ['cpu', 'cpu_server', 'link', 'loss', 'target', 'window'], (sorted(by_case),
+                                                                                          res.stdout[-6000:])
+    server_facts = lab.hostvars()['lab1']
     for case, record in sorted(by_case.items()):
         assert record['status'] == 'ok', (case, record['error'])
         limited = record['limited_by']
-        assert limited['verdict'] == case, (case, limited['verdict'], limited['evidence'],
-                                            record['metrics'].get('throughput_mbps'))
+        assert limited['verdict'] == case.split('_')[0], (case, limited['verdict'], limited['evidence'],
+                                                          record['metrics'].get('throughput_mbps'))
+        # the server's side: its interface, MTU and link speed in the record (the kernel's for a veth: 10000), its
+        # per-core CPU and drop counters over this test's seconds
+        assert record['server']['interface'] == server_facts['perflab_data_interface'], record['server']
+        assert record['server']['mtu'] == record['client']['mtu'] > 0 and record['server']['link_mbps'] == 10000.0, \
+            record['server']
+        assert limited['server']['cpu']['busiest'] and limited['server']['nic_drops'] is not None, (case, limited)
+        assert limited['server']['window'][0] >= limits.epoch_of(record['started_at']) - 1.0, (case, limited['server'])
         # what every sampled record carries: the path's RTT, per-core CPU, the NIC's drop counters
         assert limited['path_rtt']['min_ms'] > 0, (case, limited)
         assert limited['cpu']['busiest'] and limited['nic_drops'] is not None, (case, limited)
-        assert record['server']['interface'] == lab.hostvars()['lab1']['perflab_data_interface']
     link = by_case['link']['limited_by']
     assert link['ceiling_tbf_mbps'] == pytest.approx(200 * 1448 / 1514.0, abs=0.01), link
     assert 'of the goodput ceiling' in link['evidence']
@@ -196,5 +285,8 @@ def test_each_verdict_provoked_on_the_lab(lab, tmp_path):
     loss = by_case['loss']['limited_by']
     assert loss['tcp']['retrans'] > 0 and 'retransmitted' in loss['evidence'], loss
     assert 'target' in by_case['target']['limited_by']['evidence']
+    server = by_case['cpu_server']['limited_by']
+    assert server['side'] == 'server' and server['core'] == 'cpu0' and server['server']['process_cpu'] == 'cpu0', server
+    assert 'softirq' in server['evidence'] and "the server's tool ran there" in server['evidence'], server
     # the progress line says it
     assert 'limited by window' in res.stdout and 'limited by cpu cpu' in res.stdout, res.stdout[-3000:]

@@ -52,7 +52,7 @@ LAYERS = {
     'tools': ('tool', 'registry', 'tools', 'tools.ethr', 'tools.iperf2', 'tools.iperf3', 'tools.netperf',
               'tools.nuttcp', 'tools.sockperf', 'parse_ethr', 'parse_iperf2', 'parse_iperf3', 'parse_netperf',
               'parse_nuttcp', 'parse_sockperf'),
-    'host': ('process', 'nic', 'host_platform', 'host_freebsd', 'host_windows', 'host_network', 'host_guard',
+    'host': ('process', 'nic', 'server_sampler', 'host_platform', 'host_freebsd', 'host_windows', 'host_network', 'host_guard',
              'host_snapshot', 'tuning_snapshot', 'tuning_sysctl_utils', 'tuning_ethtool_utils', 'sysprofile',
              'firewall_owned', 'run_lock'),
     'plan': ('suite', 'study', 'plan_records', 'repetitions', 'tools_plan'),

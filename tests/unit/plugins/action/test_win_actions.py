@@ -249,3 +249,13 @@ def test_windows_runs_the_windows_side(monkeypatch):
     monkeypatch.setattr(win_bench_test, 'run_windows_test', lambda args, check, execute: seen.append(args) or {'x': 1})
     result = action(win_bench_test, 'powershell', {'tool': 'iperf3', 'server': '10.0.1.1'}).run(task_vars={})
     assert result['x'] == 1 and 'normal' not in result and seen == [{'tool': 'iperf3', 'server': '10.0.1.1'}]
+
+
+def test_win_bench_server_says_the_server_side_is_not_sampled():
+    remote = Remote(WHICH_PS=lambda p: {'path': IPERF3},
+                    SERVER_STOP_PS=lambda p: {'pid': None, 'alive': False, 'left': False},
+                    RUN_PS=lambda p: ran(stdout=fixture('windows', 'netstat-ano-citrix.txt')))
+    result = win_bench_server.manage({'tool': 'iperf3', 'port': 5201, 'sample_interface': 'Ethernet 2'}, True, remote)
+    assert result['sampled']['interface'] == 'Ethernet 2'
+    assert result['sampled']['not_sampled'][0].startswith('Windows: the server side is not sampled (its per-core CPU')
+    assert 'sampled' not in win_bench_server.manage({'tool': 'iperf3', 'port': 5201}, True, remote)

@@ -197,7 +197,8 @@ def test_verdict_on_the_samples_of_the_lab(case):
     samples = dict((key, record['limited_by'].get(key)) for key in SAMPLED)
     out = limits.verdict(dict(record, limited_by=None), samples)
     assert out['verdict'] == case, out['evidence']
-    assert out['evidence'] == record['limited_by']['evidence'] or case == 'window'
+    # the evidence of then, which now goes on (cpu: the softirq share of the core's busy time)
+    assert out['evidence'].startswith(record['limited_by']['evidence']) or case == 'window'
 
 
 def test_the_lab_window_case_without_its_control_connection():
@@ -252,3 +253,145 @@ def test_window_for_a_while_with_a_window_below_the_bdp():
         == 'unknown'
     assert limits.verdict(record(427.6, link=10000.0, mtu=1500), {'tcp': dict(some, rwnd_limited_pct=5.0)})['verdict'] \
         == 'unknown'
+
+
+# ---- the server's side (issue 27.4: the server host sampled too) ----------------------------------------
+
+def cores(**busy):
+    """cpu_usage of cores each ``busy`` % busy (user 30, the rest softirq), e.g. cores(cpu0=100, cpu1=20)."""
+    before = dict((name, dict.fromkeys(limits.PROC_STAT_FIELDS, 0)) for name in busy)
+    after = dict((name, dict(before[name], user=min(30, pct), softirq=max(0, pct - 30), idle=100 - pct))
+                 for name, pct in busy.items())
+    return limits.cpu_usage(before, after)
+
+
+def test_cpu_verdict_names_the_server_side_its_core_and_the_softirq_share():
+    out = limits.verdict(record(300.0), {'cpu': cores(cpu0=20, cpu1=30),
+                                         'server': {'cpu': cores(cpu0=98, cpu1=10), 'interface': 'data0'}})
+    assert out['verdict'] == 'cpu' and out['side'] == 'server' and out['saturated'] == ['cpu0']
+    assert out['evidence'] == ('server core cpu0 98 % busy: user 30, system 0, irq 0, softirq 68 % (softirq 69 % of '
+                               'its busy time)')
+    assert out['core'] == 'cpu0' and limits.short(out) == 'cpu server cpu0'
+
+
+def test_cpu_verdict_on_a_shared_kernel_goes_by_the_core_each_sides_tool_ran_on():
+    # the namespace lab: both sides read the same /proc/stat; the server's iperf3 ran on the saturated core 0,
+    # the client's on core 1 (60 %): the server
+    shared = cores(cpu0=100, cpu1=60)
+    samples = {'cpu': shared, 'process_cpu': 'cpu1', 'server': {'cpu': shared, 'process_cpu': 'cpu0'}}
+    out = limits.verdict(record(300.0), samples)
+    assert (out['verdict'], out['side']) == ('cpu', 'server')
+    assert out['evidence'].endswith("; the server's tool ran there")
+    # the other way round: the client
+    samples = {'cpu': shared, 'process_cpu': 'cpu0', 'server': {'cpu': shared, 'process_cpu': 'cpu1'}}
+    assert limits.verdict(record(300.0), samples)['side'] == 'client'
+    # without the processes' cores, each side's busiest core: both saturated, equal: the client, the other named
+    out = limits.verdict(record(300.0), {'cpu': shared, 'server': {'cpu': shared}})
+    assert out['side'] == 'client' and out['evidence'].endswith('; the server core cpu0 was 100 % busy too')
+
+
+def test_cpu_verdict_the_busier_side_wins_and_none_below_the_threshold():
+    out = limits.verdict(record(300.0), {'cpu': cores(cpu0=91), 'server': {'cpu': cores(cpu0=99)}})
+    assert out['side'] == 'server' and 'client core cpu0 was 91 % busy too' in out['evidence']
+    out = limits.verdict(record(300.0), {'cpu': cores(cpu0=89), 'server': {'cpu': cores(cpu0=89)}})
+    assert out['verdict'] == 'unknown'
+    assert 'client core cpu0 89 %' in out['evidence'] and 'server core cpu0 89 %' in out['evidence']
+    assert 'server side is not sampled' not in out['evidence']
+
+
+def test_nic_verdict_counts_both_sides():
+    # 6 + 6 drops: neither side alone reaches NIC_DROP_MIN (10), both together do
+    samples = {'nic_drops': {'rx_dropped': 6, 'tx_dropped': 0}, 'nic_packets': 3000,
+               'server': {'interface': 'data0', 'nic_drops': {'rx_missed_errors': 6}, 'nic_packets': 3100}}
+    out = limits.verdict(record(300.0), samples)
+    assert out['verdict'] == 'nic'
+    assert out['evidence'] == ("the data NICs counted drops or errors during the test: the client's data NIC "
+                               "rx_dropped 6 (3000 packets); the server's data0 rx_missed_errors 6 (3100 packets)")
+    assert limits.verdict(record(300.0), dict(samples, server=None))['verdict'] != 'nic'
+    # the share is of the packets one side counted (the same packets pass both NICs), not their sum
+    many = {'nic_drops': {'rx_dropped': 6}, 'nic_packets': 10000,
+            'server': {'nic_drops': {'rx_dropped': 6}, 'nic_packets': 10000}}
+    assert limits.verdict(record(300.0), many)['verdict'] == 'nic'    # 12 > 0.1 % of 10000
+    many['nic_packets'] = many['server']['nic_packets'] = 20000
+    assert limits.verdict(record(300.0), many)['verdict'] != 'nic'   # 12 < 0.1 % of 20000
+
+
+def test_the_servers_link_sets_the_ceiling_when_the_client_has_none():
+    rec = record(470.0, link=None)
+    rec['server'] = {'mtu': 1500, 'link_mbps': 500.0}
+    out = limits.verdict(rec, {})
+    assert out['verdict'] == 'link' and out['ceiling_mbps'] == pytest.approx(500 * 1448 / 1538.0, abs=0.01)
+    # the client's (a link_mbps given: the path's) wins
+    rec['client']['link_mbps'] = 1000.0
+    assert limits.verdict(rec, {})['verdict'] == 'unknown'
+
+
+def series_sample(t, user_idle, drops=0, packets=0, ticks=0, core=0):
+    """One sample of server_sampler's series: core 0's cumulative (user, idle) jiffies, core 1 idle."""
+    stat = {'cpu0': dict(dict.fromkeys(limits.PROC_STAT_FIELDS, 0), user=user_idle[0], idle=user_idle[1]),
+            'cpu1': dict(dict.fromkeys(limits.PROC_STAT_FIELDS, 0), idle=1000)}
+    return {'t': t, 'cpu': stat, 'drops': {'rx_dropped': drops, 'rx_errors': 0}, 'packets': packets,
+            'procs': {'4242': [ticks, core]}}
+
+
+def test_epoch_of_a_records_time():
+    assert limits.epoch_of('2026-12-03T11:20:00.250Z') == pytest.approx(1796296800.25)
+    assert limits.epoch_of('2026-12-03T11:20:00Z') == 1796296800
+    assert limits.epoch_of(None) is None and limits.epoch_of('yesterday') is None
+
+
+def test_server_window_takes_the_samples_inside_the_test():
+    start = limits.epoch_of('2026-12-03T11:20:00.000Z')
+    series = [series_sample(start - 1.0, (0, 0)), series_sample(start + 0.2, (10, 90), 1, 100, 5, 1),
+              series_sample(start + 1.2, (20, 180), 3, 1100, 50, 0), series_sample(start + 2.2, (30, 270), 21, 2100, 95, 0),
+              series_sample(start + 3.2, (900, 270), 500, 9000, 500, 1)]
+    facts = {'interface': 'data0', 'mtu': 9000, 'link_mbps': 10000.0}
+    out = limits.server_window(series, '2026-12-03T11:20:00.000Z', '2026-12-03T11:20:02.500Z', facts)
+    assert out['window'] == [round(start + 0.2, 3), round(start + 2.2, 3)]
+    assert out['nic_drops'] == {'rx_dropped': 20, 'rx_errors': 0} and out['nic_packets'] == 2000
+    assert out['cpu']['busiest'] == 'cpu0' and out['cpu']['cores'][0]['busy'] == 10.0
+    assert out['process_cpu'] == 'cpu0' and (out['interface'], out['mtu'], out['link_mbps']) == ('data0', 9000, 10000.0)
+    assert 'not_sampled' not in out
+
+
+def test_server_window_of_a_short_test_takes_the_samples_around_it_and_says_when_it_has_none():
+    start = limits.epoch_of('2026-12-03T11:20:00.000Z')
+    series = [series_sample(start - 0.5, (0, 0)), series_sample(start + 0.4, (200, 100)),
+              series_sample(start + 1.1, (500, 300))]
+    out = limits.server_window(series, '2026-12-03T11:20:00.000Z', '2026-12-03T11:20:00.900Z')
+    assert out['window'] == [round(start - 0.5, 3), round(start + 1.1, 3)] and out['cpu']['cores'][0]['busy'] == 62.5
+    late = limits.server_window(series, '2026-12-03T11:20:05.000Z', '2026-12-03T11:20:07.000Z', {'interface': 'e0'})
+    assert late == {'interface': 'e0', 'mtu': None, 'link_mbps': None,
+                    'not_sampled': ["the server's sampler has no samples around this test"]}
+    assert limits.server_window([], '2026-12-03T11:20:00.000Z', '2026-12-03T11:20:01.000Z')['not_sampled']
+
+
+def test_busiest_process_cpu_and_apply_server():
+    assert limits.busiest_process_cpu({'1': [10, 0], '2': [10, 1]}, {'1': [11, 0], '2': [90, 1]}) == 'cpu1'
+    assert limits.busiest_process_cpu({'1': [10, 0]}, {'1': [10, 1], '3': [50, 0]}) is None
+    rec = {'server': {'interface': None, 'mtu': 1500}}
+    limits.apply_server(rec, {'interface': 'data0', 'mtu': 9000, 'link_mbps': 1000.0})
+    assert rec['server'] == {'interface': 'data0', 'mtu': 1500, 'link_mbps': 1000.0}   # the record's own MTU wins
+
+
+def test_a_receiver_whose_core_was_saturated_is_cpu_not_window():
+    # the client sent against the server's window most of the time (rwnd_limited 70 %) and the server's core
+    # 0, where its iperf3 ran, was saturated: cpu on the server's side, the window named as the symptom
+    tcp = {'retrans': 0, 'data_segs_out': 50000, 'busy_ms': 2000, 'rwnd_limited_pct': 70.0, 'sndbuf_limited_pct': 0.0,
+           'snd_wnd': [30000], 'minrtt_ms': 0.05}
+    server = {'cpu': cores(cpu0=100, cpu1=40), 'process_cpu': 'cpu0'}
+    out = limits.verdict(record(300.0, link=None), {'tcp': tcp, 'cpu': cores(cpu0=100, cpu1=40), 'process_cpu': 'cpu1',
+                                                    'server': server})
+    assert (out['verdict'], out['side'], out['core']) == ('cpu', 'server', 'cpu0')
+    assert out['evidence'] == ("server core cpu0 100 % busy: user 30, system 0, irq 0, softirq 70 % (softirq 70 % of "
+                               "its busy time); the server's tool ran there; the receiver could not keep up: its "
+                               "window limited the client 70 % of the busy time (rwnd_limited)")
+    # a socket buffer the test set (iperf3 window: 4K): that window, whatever the server's core
+    assert limits.verdict(record(300.0, link=None, options={'window': '4K'}), {'tcp': tcp, 'server': server})[
+        'verdict'] == 'window'
+    # the server's core not saturated: the window
+    idle = dict(server, cpu=cores(cpu0=50, cpu1=40))
+    assert limits.verdict(record(300.0, link=None), {'tcp': tcp, 'server': idle})['verdict'] == 'window'
+    # the send buffer (the client's own): the window, whatever the server's core
+    sndbuf = dict(tcp, rwnd_limited_pct=0.0, sndbuf_limited_pct=70.0)
+    assert limits.verdict(record(300.0, link=None), {'tcp': sndbuf, 'server': server})['verdict'] == 'window'

@@ -152,3 +152,35 @@ def ok_record_of(item):
     record = plan_records.planned_record(item, 'failed', 'x')
     record.update(status='ok', error=None)
     return record
+
+
+def test_held_records_take_the_server_sides_window_and_are_judged_again():
+    from ansible_collections.perflab.network.plugins.module_utils import limits
+    record = plan_records.planned_record(items()[0], 'failed', 'x')
+    record.update(status='ok', error=None, primary='throughput_mbps', started_at='2026-12-03T11:20:00.000Z',
+                  ended_at='2026-12-03T11:20:03.000Z', metrics={'throughput_mbps': {'value': 900.0, 'unit': 'Mbit/s'}})
+    record['server'].update(interface=None, mtu=None)
+    record['limited_by'] = limits.verdict(record, {'not_sampled': []})
+    assert record['limited_by']['verdict'] == 'unknown' and 'server side is not sampled' in record['limited_by']['evidence']
+    start = limits.epoch_of(record['started_at'])
+
+    def sample(t, user, idle, drops):
+        stat = dict(dict.fromkeys(limits.PROC_STAT_FIELDS, 0), user=user, softirq=user, idle=idle)
+        return {'t': start + t, 'cpu': {'cpu0': stat}, 'drops': {'rx_dropped': drops}, 'packets': 1000 * int(t),
+                'procs': {'77': [10 * int(t), 0]}}
+    sampled = {'interface': 'data0', 'mtu': 1500, 'link_mbps': 10000.0,
+               'series': [sample(0.5, 0, 0, 0), sample(1.5, 50, 0, 0), sample(2.5, 100, 0, 0)]}
+    new, _finished = plan_records.finish(records=[record], sampled={record['server']['name']: sampled})
+    out = new[0]
+    assert (out['server']['interface'], out['server']['mtu'], out['server']['link_mbps']) == ('data0', 1500, 10000.0)
+    limited = out['limited_by']
+    assert (limited['verdict'], limited['side'], limited['core']) == ('cpu', 'server', 'cpu0')
+    assert limited['server']['window'] == [start + 0.5, start + 2.5] and limited['server']['process_cpu'] == 'cpu0'
+    # a server whose OS has no sampler (FreeBSD, Windows): its facts and what was not sampled
+    freebsd = {'interface': 'vtnet1', 'not_sampled': ['FreeBSD: the server side is not sampled']}
+    record['server'].update(interface=None, mtu=None)
+    out = plan_records.finish(records=[record], sampled={record['server']['name']: freebsd})[0][0]
+    assert out['server']['interface'] == 'vtnet1' and out['limited_by']['verdict'] == 'unknown'
+    assert 'FreeBSD: the server side is not sampled' in out['limited_by']['not_sampled']
+    # no samples of the server (another server's name): the record as it was
+    assert plan_records.finish(records=[record], sampled={'elsewhere': sampled})[0][0]['limited_by'] == record['limited_by']

@@ -354,3 +354,59 @@ def test_stop_without_a_tool_stops_every_server_ours(capsys, tmp_path, fake_tool
     assert run_module({'state': 'stopped', 'pid_dir': pid_dir}, capsys)['changed'] is False
     refused = run_module({'pid_dir': pid_dir}, capsys)
     assert refused['failed'] is True and 'tool' in refused['msg'] and 'servers' in refused['msg']
+
+
+def test_the_server_sides_sampler_runs_with_the_servers(capsys, tmp_path, fake_tool, cleanup):
+    """sample_interface: started with the server, its series read by status, read and stopped with the server."""
+    pid_dir = str(tmp_path / 'pids')
+    port = free_ports(1)
+    args = {'tool': 'iperf3', 'bind': '127.0.0.1', 'port': port, 'pid_dir': pid_dir, 'executable': fake_tool,
+            'sample_interface': 'lo'}
+    started = run_module(args, capsys)
+    cleanup.extend(server['pid'] for server in started['servers'] if server['pid'])
+    assert started['sampled']['interface'] == 'lo' and started['sampled']['mtu'] == 65536
+    assert started['sampled']['running'] is True and started['sampled']['link_mbps'] is None   # lo has no speed
+    sampler_pid = int(open(os.path.join(pid_dir, 'sampler-lo.pid')).read())
+    cleanup.append(sampler_pid)
+    assert run_module(args, capsys)['changed'] is False    # the same sampler goes on
+    time.sleep(2.3)
+    status = run_module(dict(args, state='status'), capsys)['sampled']
+    series = status['series']
+    assert status['running'] is True and len(series) >= 2
+    assert sorted(series[0]['cpu']) == sorted('cpu%d' % n for n in range(os.cpu_count()))
+    assert set(series[0]['drops']) == {'rx_dropped', 'tx_dropped', 'rx_errors', 'tx_errors'} | (
+        {'rx_missed_errors'} if 'rx_missed_errors' in series[0]['drops'] else set())
+    # the server's own ticks and core, by its pidfile
+    assert list(series[-1]['procs']) == [str(started['servers'][0]['pid'])]
+    stopped = run_module(dict(args, state='stopped'), capsys)
+    assert stopped['changed'] is True and len(stopped['sampled']['series']) >= len(series)
+    assert not [name for name in os.listdir(pid_dir) if name.startswith('sampler-')]
+    for _wait in range(30):
+        if not process.pid_alive(sampler_pid):
+            break
+        time.sleep(0.1)
+    assert not process.pid_alive(sampler_pid)
+
+
+def test_a_sample_interface_that_is_not_there_fails_before_anything_starts(capsys, tmp_path, fake_tool):
+    pid_dir = str(tmp_path / 'pids')
+    args = {'tool': 'iperf3', 'port': free_ports(1), 'pid_dir': pid_dir, 'executable': fake_tool}
+    result = run_module(dict(args, sample_interface='nope0'), capsys)
+    assert result['failed'] and result['msg'].startswith('sample_interface nope0 does not exist on this host')
+    assert not os.path.exists(pid_dir)
+    result = run_module(dict(args, sample_interface='../x'), capsys)
+    assert result['failed'] and "sample_interface must be an interface name, got '../x'" in result['msg']
+
+
+def test_stopping_everything_ours_stops_every_sampler_too(tmp_path):
+    """revert.yml's bench_server state=stopped without a tool: the samplers of the pid dir go with the servers."""
+    from ansible_collections.perflab.network.plugins.module_utils import server_sampler
+    pid_dir = str(tmp_path)
+    pid, started = server_sampler.start(pid_dir, 'lo')
+    assert started and server_sampler.running_pid(pid_dir, 'lo') == pid
+    params = {'state': 'stopped', 'pid_dir': pid_dir, 'tool': None, 'servers': None, 'sample_interface': None}
+    assert bench_server.sample_server(params, True) == ({}, True)       # check mode: it would stop it
+    assert server_sampler.running_pid(pid_dir, 'lo') == pid
+    assert bench_server.sample_server(params, False) == ({}, True)
+    assert os.listdir(pid_dir) == [] and server_sampler.running_pid(pid_dir, 'lo') is None
+    assert bench_server.sample_server(params, False) == ({}, False)    # nothing left
