@@ -40,6 +40,13 @@ def package(*names, **extra):
     return dict(extra, method='package', packages=list(names))
 
 
+def distro_packages(name, **redhat):
+    """The ``install`` entries of a package called ``name`` on Debian, Ubuntu (in its universe component), the EL
+    family (``redhat``: where it comes from there, e.g. ``repo='epel'``) and Fedora."""
+    return {'Debian': package(name), 'Ubuntu': package(name, apt_component='universe'),
+            'RedHat': package(name, **redhat), 'Fedora': package(name)}
+
+
 def unavailable(reason):
     """An ``install`` entry: the OS cannot have the tool, and why."""
     return {'method': 'unavailable', 'reason': reason}

@@ -32,7 +32,6 @@ description:
   - FreeBSD and Windows are tested on real command output (unit tests), not on live hosts.
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes.test_module
   - perflab.network.attributes.windows_action
   - perflab.network.attributes
 options:

@@ -21,7 +21,7 @@ __metaclass__ = type
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_sockperf
 from ansible_collections.perflab.network.plugins.module_utils import record as rec
-from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, package, unavailable
+from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, distro_packages, unavailable
 
 # the metrics only sockperf measures, declared here so that record.METRICS (unit, higher is better,
 # combine rule) knows them wherever the registry is loaded; a name METRICS has otherwise is refused
@@ -75,15 +75,11 @@ class Sockperf(Tool):
                       flag='--mps', description='messages per second of under_load (--mps), sockperf\'s default 10000'),
         'full_rtt': Option('bool', default=False, in_id=True, flag='--full-rtt'),
     }
-    install = {
-        'Debian': package('sockperf'),
-        'Ubuntu': package('sockperf', apt_component='universe'),
-        'RedHat': package('sockperf'),
-        'Fedora': package('sockperf'),
+    install = dict(distro_packages('sockperf'), **{
         'ClearLinux': unavailable('no Clear Linux bundle is known to carry sockperf'),
         'FreeBSD': unavailable('no FreeBSD package or port of sockperf is known'),
         'Windows': unavailable('sockperf has no Windows build the role can install'),
-    }
+    })
 
     def openings(self, port, count, processes=1, parallel=1):
         # the server bench_server starts serves TCP only
