@@ -114,8 +114,14 @@ options:
         default: '0644'
 '''
 
-    # tuning_sysctl and tuning_ethtool: their state and snapshot (module_utils/host_snapshot.py TUNED_STOCK_ARGS)
+    # tuning_sysctl and tuning_ethtool (Linux, with a diff): their state and snapshot (module_utils/host_snapshot.py
+    # TUNED_STOCK_ARGS)
     TUNED_STOCK = r'''
+attributes:
+  diff_mode:
+    support: full
+  platform:
+    platforms: Linux
 options:
   state:
     description:

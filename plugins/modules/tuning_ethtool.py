@@ -24,11 +24,6 @@ description:
 extends_documentation_fragment:
   - perflab.network.host_snapshot.tuned_stock
   - perflab.network.attributes
-attributes:
-  diff_mode:
-    support: full
-  platform:
-    platforms: Linux
 requirements:
   - ethtool on the host
 options:
