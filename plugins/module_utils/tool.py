@@ -179,6 +179,9 @@ class Tool(object):
     default_test = None
     # metric -> combine rule where this tool's value means something else than METRICS says
     combine_overrides = {}
+    # the metrics only this tool measures, name -> (unit, higher is better, combine rule) as record.METRICS's:
+    # the record builder takes them from here, the reports through registry.METRICS
+    metrics = {}
     # seconds on top of the duration for connecting and the end-of-test exchange
     setup_s = 5
     # prefix the error of process N of several with its port ("port 5202: ...")
@@ -483,10 +486,10 @@ class Tool(object):
 
     def combine(self, parsed, params):
         """The record metrics of several processes (``parsed``: their parse results)."""
-        return rec.combine_metrics([result['metrics'] for result in parsed], self.combine_overrides)
+        return rec.combine_metrics([result['metrics'] for result in parsed], self.combine_overrides, self.metrics)
 
     def combine_intervals(self, parsed):
-        return rec.combine_intervals([result['intervals'] for result in parsed], self.combine_overrides)
+        return rec.combine_intervals([result['intervals'] for result in parsed], self.combine_overrides, self.metrics)
 
     def result_extra(self, params, parsed, module):
         """Return values beside ``perflab_result`` (netperf's confidence); may warn through ``module``."""

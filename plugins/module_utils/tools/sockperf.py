@@ -20,20 +20,7 @@ __metaclass__ = type
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_sockperf
-from ansible_collections.perflab.network.plugins.module_utils import record as rec
 from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, distro_packages, unavailable
-
-# the metrics only sockperf measures, declared here so that record.METRICS (unit, higher is better,
-# combine rule) knows them wherever the registry is loaded; a name METRICS has otherwise is refused
-METRICS = {
-    # percentiles of several processes cannot be combined exactly: the largest (an upper bound)
-    'latency_us_p99_9': ('us', False, 'max'),
-    'latency_us_p99_999': ('us', False, 'max'),
-    'messages_per_s': ('1/s', True, 'sum'),
-}
-for _name, _spec in METRICS.items():
-    if rec.METRICS.setdefault(_name, _spec) != _spec:
-        raise ValueError('sockperf metric %s is already in record.METRICS as %r' % (_name, rec.METRICS[_name]))
 
 # module test -> sockperf's mode
 MODES = {'ping_pong': 'ping-pong', 'under_load': 'under-load', 'throughput': 'throughput'}
@@ -51,6 +38,12 @@ class Sockperf(Tool):
                     'udp_under_load': 'Latency Under Load (UDP)', 'tcp_under_load': 'Latency Under Load (TCP)',
                     'udp_stream': 'Throughput (UDP)', 'tcp_stream': 'Throughput (TCP)'}
     report_options = {'message_size': 'Message Size: %s', 'mps': 'Messages/s: %s', 'full_rtt': 'Full Round Trip'}
+    metrics = {
+        # percentiles of several processes cannot be combined exactly: the largest (an upper bound)
+        'latency_us_p99_9': ('us', False, 'max'),
+        'latency_us_p99_999': ('us', False, 'max'),
+        'messages_per_s': ('1/s', True, 'sum'),
+    }
     throughput_count = 'client'   # throughput: what the client sent
     client_executable = 'sockperf'
     server_executable = 'sockperf'
