@@ -60,4 +60,3 @@ attributes:
     details:
       - This module changes nothing on the host.
 '''
-

@@ -6,7 +6,6 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-
 from ansible_collections.perflab.network.plugins.doc_fragments.attributes import ModuleDocFragment as _Every
 
 import yaml
@@ -23,12 +22,7 @@ def _merged(own, base):
     return yaml.safe_dump(merge(yaml.safe_load(own), yaml.safe_load(base)), default_flow_style=False, width=1000)
 
 
-class ModuleDocFragment(object):
-
-    # Every test module (each tool's and bench_test): its common options (plugins/module_utils/common_args.py
-    # TEST_COMMON_ARGS), its attributes and what it returns, written once. They measure and change nothing;
-    # in check mode only the tool's version probe runs.
-    _OWN = r'''
+_TEST_MODULES = r'''
 seealso:
   - module: perflab.network.bench_server
 notes:
@@ -177,5 +171,14 @@ options:
     elements: str
 '''
 
-    # a test module lists only this fragment: it holds what every module shares (the attributes fragment) too
-    DOCUMENTATION = _merged(_OWN, _Every.DOCUMENTATION)
+
+class ModuleDocFragment(object):
+    """The fragment every test module (each tool's and bench_test) lists alone: its common options
+    (plugins/module_utils/common_args.py TEST_COMMON_ARGS), its attributes and what it returns, written once
+    (_TEST_MODULES), with the attributes fragment's text under it. The test modules measure and change nothing;
+    in check mode only the tool's version probe runs."""
+
+
+# A test module lists only this fragment, which holds what every module shares (the attributes fragment) too.
+# Set after the class: ansible-test's yamllint takes each assignment of a fragment class's body for a YAML literal.
+ModuleDocFragment.DOCUMENTATION = _merged(_TEST_MODULES, _Every.DOCUMENTATION)

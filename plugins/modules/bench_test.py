@@ -14,8 +14,8 @@ short_description: Run one test of any benchmark tool of the collection and retu
 version_added: 0.2.0
 description:
   - Runs one test of O(tool) exactly as the tool's own module (M(perflab.network.iperf3) and the other tool
-    modules, one per tool of the collection's registry) would with the same arguments, with the tool's options given as one mapping O(options). The same runner, argv,
-    parser and test id serve both.
+    modules, one per tool of the collection's registry) would with the same arguments, with the tool's
+    options given as one mapping O(options). The same runner, argv, parser and test id serve both.
   - The benchmark role runs every test of a plan through this module, so a plan item's options reach
     the tool unchanged whatever the tool; ad hoc, the tool's own module documents each option.
   - Changes nothing on the host.
