@@ -60,21 +60,3 @@ attributes:
     details:
       - This module changes nothing on the host.
 '''
-
-    # The test modules (iperf3, iperf2, netperf, nuttcp, ethr, sockperf, bench_test): they measure and change
-    # nothing; in check mode only the tool's version probe runs.
-    TEST_MODULE = r'''
-options: {}
-attributes:
-  check_mode:
-    support: full
-    details:
-      - In check mode only the tool's version probe runs; the record has status V(skipped) and the command that would run.
-  diff_mode:
-    support: N/A
-    details:
-      - This module changes nothing on the host.
-  platform:
-    support: full
-    platforms: posix
-'''

@@ -113,3 +113,25 @@ options:
         type: str
         default: '0644'
 '''
+
+    # tuning_sysctl and tuning_ethtool (Linux, with a diff): their state and snapshot (module_utils/host_snapshot.py
+    # TUNED_STOCK_ARGS)
+    TUNED_STOCK = r'''
+attributes:
+  diff_mode:
+    support: full
+  platform:
+    platforms: Linux
+options:
+  state:
+    description:
+      - V(tuned) applies the settings.
+      - V(stock) writes back every value recorded in the snapshot.
+    type: str
+    choices: [tuned, stock]
+    default: tuned
+  snapshot:
+    description: Path of the snapshot file on the host.
+    type: path
+    default: /var/lib/perflab/tuning/stock.json
+'''

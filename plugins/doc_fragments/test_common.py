@@ -6,11 +6,43 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+from ansible_collections.perflab.network.plugins.doc_fragments.attributes import ModuleDocFragment as _Every
 
-class ModuleDocFragment(object):
+import yaml
 
-    # Options of every test module (plugins/module_utils/common_args.py TEST_COMMON_ARGS).
-    DOCUMENTATION = r'''
+
+def _merged(own, base):
+    """``base`` (a YAML text) with ``own`` (a YAML text) over it, mapping by mapping: ``own`` wins."""
+    def merge(mine, theirs):
+        if isinstance(mine, dict) and isinstance(theirs, dict):
+            out = dict(theirs)
+            out.update(dict((key, merge(value, theirs.get(key))) for key, value in mine.items()))
+            return out
+        return mine
+    return yaml.safe_dump(merge(yaml.safe_load(own), yaml.safe_load(base)), default_flow_style=False, width=1000)
+
+
+_TEST_MODULES = r'''
+seealso:
+  - module: perflab.network.bench_server
+notes:
+  - Run the module on the client host; O(server) is the server's data address.
+  - The module returns one C(perflab.result/2) record in a list in RV(perflab_result), also when the test failed
+    (the module fails then). The record's fields are those of M(perflab.network.bench_test)'s
+    RV(perflab.network.bench_test#module:perflab_result), each described once in docs/result-record.md in the
+    collection; a tool module's RETURN says only what is particular to its tool.
+attributes:
+  check_mode:
+    support: full
+    details:
+      - In check mode only the tool's version probe runs; the record has status V(skipped) and the command that would run.
+  diff_mode:
+    support: N/A
+    details:
+      - This module changes nothing on the host.
+  platform:
+    support: full
+    platforms: posix
 options:
   server:
     description:
@@ -19,8 +51,7 @@ options:
     required: true
   port:
     description:
-      - Server (control) port, 1-65535. The default depends on the tool
-        (iperf3 5201, iperf2 5001, nuttcp 5000, netperf 12865, ethr 8888, sockperf 11111).
+      - Server (control) port, 1-65535. The default is the tool's own, which its module's O(port) names.
       - With O(processes) > 1, client process N talks to O(port) + N - 1.
     type: int
   duration:
@@ -139,3 +170,15 @@ options:
     type: list
     elements: str
 '''
+
+
+class ModuleDocFragment(object):
+    """The fragment every test module (each tool's and bench_test) lists alone: its common options
+    (plugins/module_utils/common_args.py TEST_COMMON_ARGS), its attributes and what it returns, written once
+    (_TEST_MODULES), with the attributes fragment's text under it. The test modules measure and change nothing;
+    in check mode only the tool's version probe runs."""
+
+
+# A test module lists only this fragment, which holds what every module shares (the attributes fragment) too.
+# Set after the class: ansible-test's yamllint takes each assignment of a fragment class's body for a YAML literal.
+ModuleDocFragment.DOCUMENTATION = _merged(_TEST_MODULES, _Every.DOCUMENTATION)

@@ -47,10 +47,11 @@ from ansible_collections.perflab.network.plugins.module_utils import registry
 def tool_executables(tools=None):
     """The client and server executables of ``tools`` (all the registry's when empty), each once."""
     names = list(tools) if tools else list(registry.NAMES)
+    unknown = registry.unknown_problem(names, 'tool_executables')
+    if unknown:
+        raise AnsibleFilterError(unknown)
     out = []
     for name in names:
-        if name not in registry.TOOLS:
-            raise AnsibleFilterError('tool_executables: unknown tool %r (known: %s)' % (name, ', '.join(registry.NAMES)))
         for executable in (registry.get(name).client_executable, registry.get(name).server_executable):
             if executable not in out:
                 out.append(executable)

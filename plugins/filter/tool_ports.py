@@ -66,10 +66,11 @@ def tool_ports(tools, **settings):
         raise AnsibleFilterError('tool_ports: %s' % exc.args[0])
     if problems:
         raise AnsibleFilterError('tool_ports: %s' % '; '.join(problems))
+    unknown = registry.unknown_problem(tools or [], 'tool_ports')
+    if unknown:
+        raise AnsibleFilterError(unknown)
     out = []
     for name in tools or []:
-        if name not in registry.TOOLS:
-            raise AnsibleFilterError('tool_ports: unknown tool %r (known: %s)' % (name, ', '.join(registry.NAMES)))
         for first, last, protocol in registry.get(name).standalone_openings(values):
             opening = {'port': first, 'end_port': last, 'protocol': protocol}
             # each opening once: iperf2's own port is nuttcp's first data port

@@ -42,6 +42,14 @@ NETWORKD_FILE_RE = re.compile(r'Network File: (/\S+)')
 OWN_NAME_RE = re.compile(r'^(\d+-|ifcfg-)')
 
 
+# the options of the modules that read a host's network configuration files (bonding_info, host_network_info;
+# their docs: the host_config doc fragment)
+CONFIG_FILE_ARGS = dict(
+    own_prefix=dict(type='str', default='perflab'),
+    root_dir=dict(type='path', default='/'),
+)
+
+
 def normalize_address(address):
     """The bare address: no zone (fe80::1%eth0), IPv4-mapped IPv6 (::ffff:10.0.0.1) as IPv4."""
     address = (address or '').strip().split('%')[0]

@@ -66,6 +66,13 @@ class SnapshotError(Exception):
     pass
 
 
+# the options tuning_sysctl and tuning_ethtool share (their docs: the host_snapshot fragment's TUNED_STOCK)
+TUNED_STOCK_ARGS = dict(
+    state=dict(type='str', choices=['tuned', 'stock'], default='tuned'),
+    snapshot=dict(type='path', default='/var/lib/perflab/tuning/stock.json'),
+)
+
+
 def _now():
     return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
 
@@ -116,11 +123,17 @@ def save(path, snap):
             probe = os.path.dirname(probe)
         os.makedirs(directory, 0o700)
         snap.setdefault('created_dirs', created)
-    fd, tmp = tempfile.mkstemp(prefix='.stock-', dir=directory)
+    write_private(path, (json.dumps(snap, indent=2, sort_keys=True) + '\n').encode('utf-8'), '.stock-')
+
+
+def write_private(path, data, prefix):
+    """Write ``data`` (bytes) to ``path`` atomically, mode 0600: a temporary file (``prefix``) in the same
+    folder, fsync, rename, fsync of the folder. The snapshot and the firewall's ruleset files are written so."""
+    directory = os.path.dirname(path) or '.'
+    fd, tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
     try:
         with os.fdopen(fd, 'wb') as handle:
-            handle.write(json.dumps(snap, indent=2, sort_keys=True).encode('utf-8'))
-            handle.write(b'\n')
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o600)

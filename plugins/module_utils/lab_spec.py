@@ -38,7 +38,7 @@ class LabSpec(object):
                  data_subnet='10.213.1.0/24', mtu=1500, offloads=False, rate_mbit=0, shaper='tbf',
                  suite='bookworm', mirror=None, extra_packages=None, state_root=STATE_ROOT,
                  cache_root=CACHE_ROOT, firewall='none', kind='netns', vm_links='bridge', vm_memory_mb=512,
-                 vm_boot_timeout=300, vm_accel='auto'):
+                 vm_boot_timeout=300, vm_accel='auto', vm_tool_packages=None):
         self.name = name
         self.count = hosts
         self.host_prefix = host_prefix
@@ -54,6 +54,8 @@ class LabSpec(object):
         self.suite = suite
         self.mirror = mirror
         self.extra_packages = list(extra_packages or [])
+        # the benchmark tools' Debian packages a VM image holds (the lab module asks the registry for them)
+        self.vm_tool_packages = list(vm_tool_packages or [])
         self.state_dir = os.path.join(state_root, name)
         self.cache_root = cache_root
         # netns: network namespaces on this kernel (lab_hosts); vm: QEMU VMs with Debian's kernel (lab_vm)

@@ -86,7 +86,7 @@ def free_ports(count, kind=socket.SOCK_STREAM):
 
 
 def image_for(spec):
-    return VmImage(spec.cache_root, spec.suite, spec.extra_packages, spec.mirror)
+    return VmImage(spec.cache_root, spec.suite, spec.extra_packages, spec.mirror, spec.vm_tool_packages)
 
 
 def _pid(path):

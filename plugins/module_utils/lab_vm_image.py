@@ -28,11 +28,11 @@ SUITES = ('bullseye', 'bookworm', 'trixie')
 # What a real server of ours has: the kernel, systemd, every network stack the
 # roles drive (ifupdown, NetworkManager, systemd-networkd is part of systemd),
 # firewalld and tuned (installed, disabled at boot: a test enables what it needs),
-# and the tools, so that the tools role finds them installed instead of running apt
-# under emulation (minutes a package).
+# and the tools (the packages of the tool files' install[Debian], which the lab module passes in: VmImage's
+# tool_packages), so that the tools role finds them installed instead of running apt under emulation (minutes a
+# package).
 VM_PACKAGES = BASE_PACKAGES + [
-    'linux-image-amd64', 'initramfs-tools', 'systemd-sysv', 'udev', 'dbus', 'ifupdown', 'ifenslave',
-    'iperf3', 'netperf', 'nuttcp', 'iperf', 'sockperf', 'less',
+    'linux-image-amd64', 'initramfs-tools', 'systemd-sysv', 'udev', 'dbus', 'ifupdown', 'ifenslave', 'less',
     # /etc/protocols and /etc/services: minbase leaves them out, and firewalld exits at start
     # without them ("INVALID_PROTOCOL: esp" while it loads its stock services)
     'netbase',
@@ -125,10 +125,10 @@ def image_tag(suite, packages):
 class VmImage(object):
     """The cached image of one suite and package list: a qcow2 base, its kernel and initrd."""
 
-    def __init__(self, cache_root, suite, extra_packages=None, mirror=None):
+    def __init__(self, cache_root, suite, extra_packages=None, mirror=None, tool_packages=None):
         self.suite = suite
         self.mirror = mirror
-        self.packages = VM_PACKAGES + list(extra_packages or [])
+        self.packages = VM_PACKAGES + list(tool_packages or []) + list(extra_packages or [])
         self.service_packages = list(VM_SERVICE_PACKAGES)
         self.dir = os.path.join(cache_root, 'vm-%s-%s' % (suite, image_tag(suite, self.packages + self.service_packages)))
         self.cache_root = cache_root

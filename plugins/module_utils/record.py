@@ -206,7 +206,7 @@ def set_intervals(record, samples):
     record['intervals'] = [dict((key, clean_number(value)) for key, value in sample.items()) for sample in samples or []]
 
 
-def add_metric(record, name, value, unit=None, higher_is_better=None):
+def add_metric(record, name, value, unit=None, higher_is_better=None, known=None):
     """Add metric ``name`` to ``record``. Returns False (and adds nothing) when ``value`` is None.
 
     For a name in METRICS, ``unit`` and ``higher_is_better`` may be omitted;
@@ -214,7 +214,7 @@ def add_metric(record, name, value, unit=None, higher_is_better=None):
     """
     if value is None:
         return False
-    known = METRICS.get(name)
+    known = (known or {}).get(name) or METRICS.get(name)
     if known is not None:
         if unit is None:
             unit = known[0]
@@ -228,10 +228,11 @@ def add_metric(record, name, value, unit=None, higher_is_better=None):
     return True
 
 
-def add_metrics(record, values):
-    """Add every known metric of a ``{name: value}`` map (parsers return such maps)."""
+def add_metrics(record, values, known=None):
+    """Add every known metric of a ``{name: value}`` map (parsers return such maps); ``known``: the metrics of
+    the tool beside METRICS (its ``Tool.metrics``)."""
     for name, value in values.items():
-        add_metric(record, name, value)
+        add_metric(record, name, value, known=known)
 
 
 def set_primary(record, name):
@@ -428,15 +429,16 @@ def finish_record(record, proc, status, error=None, raw=''):
     return record
 
 
-def combine_rule(name, overrides=None):
-    """How metric ``name`` of several processes combines (METRICS, or a tool's override)."""
+def combine_rule(name, overrides=None, known=None):
+    """How metric ``name`` of several processes combines (METRICS or the tool's own ``known`` metrics, or a
+    tool's override)."""
     if overrides and name in overrides:
         return overrides[name]
-    known = METRICS.get(name)
+    known = (known or {}).get(name) or METRICS.get(name)
     return known[2] if known else 'mean'
 
 
-def combine_metrics(metric_maps, overrides=None):
+def combine_metrics(metric_maps, overrides=None, known=None):
     """Combine ``{name: value}`` maps of processes run at once, each metric by its rule.
 
     ``overrides``: a tool's {name: rule} where its value means something else
@@ -453,7 +455,7 @@ def combine_metrics(metric_maps, overrides=None):
         present = [values[name] for values in metric_maps if values.get(name) is not None]
         if not present:
             continue
-        rule = combine_rule(name, overrides)
+        rule = combine_rule(name, overrides, known)
         if rule == 'sum':
             value = sum(present)
         elif rule == 'max':
@@ -476,7 +478,7 @@ def combine_metrics(metric_maps, overrides=None):
     return combined
 
 
-def combine_intervals(interval_lists, overrides=None):
+def combine_intervals(interval_lists, overrides=None, known=None):
     """Combine per-process interval lists sample by sample, each metric by its rule.
 
     The i-th samples of the processes make the i-th combined sample, as far as
@@ -490,7 +492,7 @@ def combine_intervals(interval_lists, overrides=None):
     combined = []
     for index in range(min(len(samples) for samples in interval_lists)):
         row = [samples[index] for samples in interval_lists]
-        values = combine_metrics([dict((k, v) for k, v in sample.items() if k != 't') for sample in row], overrides)
+        values = combine_metrics([dict((k, v) for k, v in sample.items() if k != 't') for sample in row], overrides, known)
         times = [sample.get('t') for sample in row if sample.get('t') is not None]
         sample = {'t': max(times) if times else None}
         sample.update(values)

@@ -13,6 +13,7 @@ To add a tool: write ``module_utils/tools/<tool>.py`` (a ``Tool`` subclass and
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+from ansible_collections.perflab.network.plugins.module_utils import record as rec
 from ansible_collections.perflab.network.plugins.module_utils.tool import INSTALL_FAMILIES
 from ansible_collections.perflab.network.plugins.module_utils.tools import ethr as _ethr
 from ansible_collections.perflab.network.plugins.module_utils.tools import iperf2 as _iperf2
@@ -26,12 +27,37 @@ TOOLS = dict((tool.name, tool)
 NAMES = tuple(sorted(TOOLS))
 
 
+def _metrics():
+    """record.METRICS with every tool's own ``metrics``; a tool may not redefine a metric another defines."""
+    out = dict(rec.METRICS)
+    for tool in TOOLS.values():
+        for name, spec in tool.metrics.items():
+            if out.setdefault(name, spec) != spec:
+                raise ValueError('%s metric %s is already defined as %r' % (tool.name, name, out[name]))
+    return out
+
+
+# every metric a record can hold: name -> (unit, higher is better, combine rule)
+METRICS = _metrics()
+
+
 def get(name):
     """The tool called ``name``; KeyError names the known ones."""
     try:
         return TOOLS[name]
     except KeyError:
         raise KeyError('unknown tool %r (known: %s)' % (name, ', '.join(NAMES)))
+
+
+def unknown_problem(names, where='tool'):
+    """'' when every name of ``names`` (None left out) is a tool of the registry, else the error naming the unknown
+    ones and the known tools: the one check of a tool name the modules' arguments and the roles' preflights take
+    (their argument specs list no tools)."""
+    unknown = sorted(set(str(name) for name in names if name is not None) - set(TOOLS))
+    if not unknown:
+        return ''
+    return '%s: unknown tool%s %s (known: %s)' % (where, 's' if len(unknown) > 1 else '', ', '.join(unknown),
+                                                  ', '.join(NAMES))
 
 
 def by_server_executable():
@@ -45,6 +71,13 @@ def install_plan(family):
     if family not in INSTALL_FAMILIES:
         raise KeyError('unknown install family %r (known: %s)' % (family, ', '.join(INSTALL_FAMILIES)))
     return dict((name, tool.install_entry(family)) for name, tool in TOOLS.items())
+
+
+def packages(family):
+    """The packages of every tool that install ``family`` installs from a package (the VM lab's image holds
+    Debian's), in the registry's order."""
+    return [package for entry in install_plan(family).values() if entry.get('method') == 'package'
+            for package in entry['packages']]
 
 
 def firewall_settings():

@@ -162,7 +162,8 @@ def run_test(module, tool, params, result_key='perflab_result', host=None, annot
                 else result['error'] for index, result in enumerate(parsed) if result['error']]
     if multi:
         for port, result in zip(ports, parsed):
-            metrics = dict((name, rec.metric(value, rec.METRICS[name][0], rec.METRICS[name][1]))
+            known = dict(rec.METRICS, **tool.metrics)
+            metrics = dict((name, rec.metric(value, known[name][0], known[name][1]))
                            for name, value in result['metrics'].items())
             rec.add_process(record, port, metrics, status='failed' if result['error'] else 'ok',
                             error=result['error'])
@@ -172,7 +173,7 @@ def run_test(module, tool, params, result_key='perflab_result', host=None, annot
         combined = parsed[0]['metrics']
         rec.set_intervals(record, parsed[0]['intervals'])
     if not failures:
-        rec.add_metrics(record, combined)
+        rec.add_metrics(record, combined, tool.metrics)
     if sampler is not None:
         # the NIC rate over the seconds the tool measured (they end when it exits), not its start-up
         measured = measured_seconds(parsed, params)
@@ -236,7 +237,7 @@ def bench_test_argument_spec():
     # with ``item`` the server is the item's: the tool's own spec still requires one (bench_test_params)
     spec['server'] = dict(spec['server'], required=False)
     spec.update(
-        tool=dict(type='str', choices=list(registry.NAMES)),
+        tool=dict(type='str'),
         item=dict(type='dict'),
         nic_sampling=dict(type='bool', default=True),
         test=dict(type='str'),
@@ -266,13 +267,17 @@ def plan_item_args(item, nic_sampling=True):
 def bench_test_arguments(params):
     """bench_test's checked arguments with a plan item (``item``) put in place: (params, errors)."""
     if not params.get('item'):
-        return params, []
+        problem = registry.unknown_problem([params.get('tool')])
+        return (None, [problem]) if problem else (params, [])
     given = dict((key, value) for key, value in params.items() if key != 'item' and value is not None)
     for arg in [arg for arg, _key in PLAN_ITEM_ARGS] + ['parallel', 'bind', 'nic_interface']:
         given.pop(arg, None)   # the defaults of what the item gives
     given.update(plan_item_args(params['item'], params.get('nic_sampling', True)))
     if 'tool' not in given:
         return None, ['item: a plan item names its tool (tool), got the keys %s' % ', '.join(sorted(params['item']))]
+    problem = registry.unknown_problem([given['tool']], 'item: tool')
+    if problem:
+        return None, [problem]
     result = ArgumentSpecValidator(bench_test_argument_spec(), **BENCH_TEST_RULES).validate(given)
     return result.validated_parameters, ['item: %s' % msg for msg in result.error_messages]
 

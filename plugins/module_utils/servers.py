@@ -24,9 +24,9 @@ TOOLS = dict((name, (tool.server_executable, tool.default_port)) for name, tool 
 
 def argument_spec():
     return dict(
-        tool=dict(type='str', choices=sorted(TOOLS)),
+        tool=dict(type='str'),
         servers=dict(type='list', elements='dict', options=dict(
-            tool=dict(type='str', required=True, choices=sorted(TOOLS)),
+            tool=dict(type='str', required=True),
             port=dict(type='int'),
             count=dict(type='int', default=1),
             bind=dict(type='str'),
@@ -72,6 +72,11 @@ def groups_of(params):
 
 def call_errors(params):
     """Every problem of the call's parameters, each group's prefixed with servers[i] when O(servers) is used."""
+    unknown = [registry.unknown_problem([params.get('tool')])]
+    unknown += [registry.unknown_problem([group.get('tool')], 'servers[%d].tool' % index)
+                for index, group in enumerate(params.get('servers') or [])]
+    if any(unknown):
+        return [problem for problem in unknown if problem]
     if params.get('servers') is None:
         errors = []
         for group in groups_of(params):

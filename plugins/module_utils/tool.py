@@ -40,6 +40,13 @@ def package(*names, **extra):
     return dict(extra, method='package', packages=list(names))
 
 
+def distro_packages(name, **redhat):
+    """The ``install`` entries of a package called ``name`` on Debian, Ubuntu (in its universe component), the EL
+    family (``redhat``: where it comes from there, e.g. ``repo='epel'``) and Fedora."""
+    return {'Debian': package(name), 'Ubuntu': package(name, apt_component='universe'),
+            'RedHat': package(name, **redhat), 'Fedora': package(name)}
+
+
 def unavailable(reason):
     """An ``install`` entry: the OS cannot have the tool, and why."""
     return {'method': 'unavailable', 'reason': reason}
@@ -172,6 +179,9 @@ class Tool(object):
     default_test = None
     # metric -> combine rule where this tool's value means something else than METRICS says
     combine_overrides = {}
+    # the metrics only this tool measures, name -> (unit, higher is better, combine rule) as record.METRICS's:
+    # the record builder takes them from here, the reports through registry.METRICS
+    metrics = {}
     # seconds on top of the duration for connecting and the end-of-test exchange
     setup_s = 5
     # prefix the error of process N of several with its port ("port 5202: ...")
@@ -476,10 +486,10 @@ class Tool(object):
 
     def combine(self, parsed, params):
         """The record metrics of several processes (``parsed``: their parse results)."""
-        return rec.combine_metrics([result['metrics'] for result in parsed], self.combine_overrides)
+        return rec.combine_metrics([result['metrics'] for result in parsed], self.combine_overrides, self.metrics)
 
     def combine_intervals(self, parsed):
-        return rec.combine_intervals([result['intervals'] for result in parsed], self.combine_overrides)
+        return rec.combine_intervals([result['intervals'] for result in parsed], self.combine_overrides, self.metrics)
 
     def result_extra(self, params, parsed, module):
         """Return values beside ``perflab_result`` (netperf's confidence); may warn through ``module``."""

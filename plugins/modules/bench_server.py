@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: bench_server
-short_description: Start, stop or check iperf3, iperf2, netperf, nuttcp, ethr and sockperf servers
+short_description: Start, stop or check the servers of the collection's benchmark tools
 version_added: 0.1.0
 description:
   - Starts O(count) servers of one tool on the ports O(port) .. O(port) + O(count) - 1, each detached
@@ -56,12 +56,12 @@ attributes:
 options:
   tool:
     description:
-      - The benchmark tool whose server to manage.
+      - The benchmark tool whose server to manage, a name of the collection's tool registry (the tool modules;
+        an unknown name is refused naming the known ones).
       - Required to start servers unless O(servers) is given; mutually exclusive with it.
       - With O(state=stopped) or O(state=status) and neither O(tool) nor O(servers), every server of every
         tool with a pidfile in O(pid_dir) is meant (what an interrupted run can leave behind).
     type: str
-    choices: [ethr, iperf2, iperf3, netperf, nuttcp, sockperf]
   servers:
     description:
       - Several groups of servers managed in one call, each as O(tool), O(port), O(count) and O(bind) would
@@ -74,7 +74,6 @@ options:
         description: The tool.
         type: str
         required: true
-        choices: [ethr, iperf2, iperf3, netperf, nuttcp, sockperf]
       port:
         description: First (control) port, as O(port).
         type: int
@@ -99,7 +98,7 @@ options:
     type: str
   port:
     description:
-      - First (control) port, 1-65535. Defaults are iperf3 C(5201), iperf2 C(5001), netperf C(12865), nuttcp C(5000), ethr C(8888), sockperf C(11111).
+      - First (control) port, 1-65535. Default, the tool's own port (its module's O(port) names it).
     type: int
   count:
     description: Number of servers, 1-64, on O(port), O(port)+1, ...; one iperf3 (or nuttcp) server runs one test at a time.
@@ -152,12 +151,7 @@ options:
         stops it and removes its files). On FreeBSD and Windows nothing is sampled (RV(sampled) says so).
     type: str
 seealso:
-  - module: perflab.network.iperf3
-  - module: perflab.network.iperf2
-  - module: perflab.network.nuttcp
-  - module: perflab.network.netperf
-  - module: perflab.network.ethr
-  - module: perflab.network.sockperf
+  - module: perflab.network.bench_test
 notes:
   - The pidfiles and ports are per host (network namespace); a pidfile whose process is gone, runs
     another program or lives in another network namespace is stale and replaced.

@@ -13,11 +13,9 @@ module: bench_test
 short_description: Run one test of any benchmark tool of the collection and return a result record
 version_added: 0.2.0
 description:
-  - Runs one test of O(tool) exactly as the tool's own module (M(perflab.network.iperf3),
-    M(perflab.network.iperf2), M(perflab.network.netperf), M(perflab.network.nuttcp), M(perflab.network.ethr),
-    M(perflab.network.sockperf)) would with the
-    same arguments, with the tool's options given as one mapping O(options). The same runner, argv,
-    parser and test id serve both.
+  - Runs one test of O(tool) exactly as the tool's own module (M(perflab.network.iperf3) and the other tool
+    modules, one per tool of the collection's registry) would with the same arguments, with the tool's
+    options given as one mapping O(options). The same runner, argv, parser and test id serve both.
   - The benchmark role runs every test of a plan through this module, so a plan item's options reach
     the tool unchanged whatever the tool; ad hoc, the tool's own module documents each option.
   - Changes nothing on the host.
@@ -32,14 +30,14 @@ description:
   - FreeBSD and Windows are tested on real command output (unit tests), not on live hosts.
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes.test_module
   - perflab.network.attributes.windows_action
   - perflab.network.attributes
 options:
   tool:
-    description: The tool (a name of the collection's tool registry). One of O(tool) and O(item) is required.
+    description:
+      - The tool, a name of the collection's tool registry (an unknown name is refused naming the known ones).
+      - One of O(tool) and O(item) is required.
     type: str
-    choices: [ethr, iperf2, iperf3, netperf, nuttcp, sockperf]
   item:
     description:
       - "The test as one plan item of M(perflab.network.benchmark_plan) (RV(perflab.network.benchmark_plan#module:runs)),
@@ -97,13 +95,8 @@ options:
     elements: raw
     default: []
 seealso:
+  - module: perflab.network.benchmark_plan
   - module: perflab.network.iperf3
-  - module: perflab.network.iperf2
-  - module: perflab.network.netperf
-  - module: perflab.network.nuttcp
-  - module: perflab.network.ethr
-  - module: perflab.network.sockperf
-  - module: perflab.network.bench_server
 '''
 
 EXAMPLES = r'''

@@ -62,10 +62,9 @@ options:
     type: list
     elements: int
   tools:
-    description: Keep only these tools' tests.
+    description: Keep only these tools' tests (names of the collection's tool registry; an unknown one is refused).
     type: list
     elements: str
-    choices: [ethr, iperf2, iperf3, netperf, nuttcp, sockperf]
   hosts:
     description:
       - Inventory data per host, name to C({data_address, data_interface, peer, switch, os_family}).
@@ -331,7 +330,7 @@ def argument_spec():
         repetitions=dict(type='raw'),
         repetitions_auto=dict(type='dict', default={}),
         parallel=dict(type='list', elements='int'),
-        tools=dict(type='list', elements='str', choices=list(registry.NAMES)),
+        tools=dict(type='list', elements='str'),
         hosts=dict(type='dict', required=True),
         inventory=dict(type='list', elements='str', default=[]),
         servers=dict(type='list', elements='str', default=[]),
@@ -365,7 +364,8 @@ def main():
     side = study.flip_side(p['system_under_test']) if p['reverse_pairs'] else p['system_under_test']
     try:
         # each input checked once, the first problem refuses the plan
-        problems = [names.name_problem('run_id', p['run_id']) if p['run_id'] else None,
+        problems = [registry.unknown_problem(p['tools'] or [], 'tools'),
+                    names.name_problem('run_id', p['run_id']) if p['run_id'] else None,
                     '; '.join(tool_paths_problems(p['hosts'])),
                     names.system_path_problem('results_dir', p['results_dir'])]
         for problem in problems:

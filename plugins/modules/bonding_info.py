@@ -22,6 +22,7 @@ description:
   - Reads only; changes nothing.
 extends_documentation_fragment:
   - perflab.network.attributes.info_module
+  - perflab.network.host_config
   - perflab.network.attributes
 options:
   members:
@@ -41,10 +42,6 @@ options:
         in RV(member_configs); so are NetworkManager profiles whose name starts with it.
     type: str
     default: perflab
-  root_dir:
-    description: Root directory the configuration files are looked up under.
-    type: path
-    default: /
 '''
 
 EXAMPLES = r'''
@@ -226,10 +223,9 @@ class Finder(host_network.HostProbe):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            host_network.CONFIG_FILE_ARGS,
             members=dict(type='list', elements='str', default=[]),
             management_address=dict(type='str', default=''),
-            own_prefix=dict(type='str', default='perflab'),
-            root_dir=dict(type='path', default='/'),
         ),
         supports_check_mode=True,
     )

@@ -25,8 +25,6 @@ description:
   - Writes no ethr log file (C(-no)). Changes nothing on the host.
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes.test_module
-  - perflab.network.attributes
 options:
   test:
     description:
@@ -92,7 +90,6 @@ notes:
   - With O(processes) > 1 the clients run at once, process N against O(port) + N - 1 (one server per port);
     the record holds the sum. Not for V(latency).
 seealso:
-  - module: perflab.network.bench_server
   - module: perflab.network.netperf
 '''
 
@@ -127,10 +124,7 @@ EXAMPLES = r'''
 
 RETURN = r'''
 perflab_result:
-  description:
-    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
-      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
-      once in docs/result-record.md in the collection; what follows is what is particular to ethr.
+  description: The ethr record's test id, argv, metrics and samples, the fields whose content is ethr's own.
   returned: always
   type: list
   elements: dict

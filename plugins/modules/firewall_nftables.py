@@ -216,7 +216,6 @@ import ipaddress
 import json
 import os
 import re
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
@@ -560,16 +559,7 @@ def _write_private(path, text):
     directory = os.path.dirname(path)
     if not os.path.isdir(directory):
         os.makedirs(directory, 0o700)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix='.nftables.')
-    try:
-        with os.fdopen(fd, 'w') as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o600)
-        os.rename(tmp, path)
-    except Exception:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    host_snapshot.write_private(path, text.encode('utf-8'), '.nftables.')
 
 
 def restore_batch(snapshot_path):

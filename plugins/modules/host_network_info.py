@@ -33,6 +33,7 @@ description:
   - Reads only; changes nothing.
 extends_documentation_fragment:
   - perflab.network.attributes.info_module
+  - perflab.network.host_config
   - perflab.network.attributes
 attributes:
   platform:
@@ -77,10 +78,6 @@ options:
         count as evidence of a stack (for example netplan's C(90-perflab-mtu.yaml) with V(perflab-mtu)).
     type: str
     default: perflab
-  root_dir:
-    description: Root directory the configuration files are looked up under.
-    type: path
-    default: /
   details:
     description: Read the links with C(ip -d) (RV(links) then holds C(min_mtu) and C(max_mtu)).
     type: bool
@@ -204,14 +201,13 @@ from ansible_collections.perflab.network.plugins.module_utils import host_networ
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            host_network.CONFIG_FILE_ARGS,
             ansible_host=dict(type='str', default=''),
             ssh_connection=dict(type='str', default=''),
             default_route_fallback=dict(type='bool', default=True),
             interfaces=dict(type='list', elements='str', default=[]),
             stacks=dict(type='list', elements='str', choices=list(host_network.STACK_ORDER),
                         default=list(host_network.STACK_ORDER)),
-            own_prefix=dict(type='str', default='perflab'),
-            root_dir=dict(type='path', default='/'),
             details=dict(type='bool', default=False),
         ),
         supports_check_mode=True,

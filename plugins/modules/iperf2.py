@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: iperf2
-short_description: Run one iperf2 test (or several iperf2 clients at once) and return a result record
+short_description: Measure TCP or UDP throughput and the MSS with iperf 2 (one or several clients) as a result record
 version_added: 0.2.0
 description:
   - Runs the iperf2 client (Debian's and most distributions' package C(iperf), 2.1.x) with enhanced
@@ -30,8 +30,6 @@ description:
   - Changes nothing on the host. In check mode only C(iperf -v) runs.
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes.test_module
-  - perflab.network.attributes
 options:
   test:
     description:
@@ -69,7 +67,6 @@ notes:
   - iperf2 has no connect timeout of its own; the module's O(timeout) bounds the run.
 seealso:
   - module: perflab.network.iperf3
-  - module: perflab.network.bench_server
 '''
 
 EXAMPLES = r'''
@@ -87,10 +84,7 @@ EXAMPLES = r'''
 
 RETURN = r'''
 perflab_result:
-  description:
-    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
-      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
-      once in docs/result-record.md in the collection; what follows is what is particular to iperf2.
+  description: The iperf2 record's own metrics; its other fields are the common ones (see the notes).
   returned: always
   type: list
   elements: dict

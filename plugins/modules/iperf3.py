@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: iperf3
-short_description: Run one iperf3 test (or several iperf3 clients at once) and return a result record
+short_description: Measure TCP or UDP throughput with iperf3, one client or several at once, as a result record
 version_added: 0.1.0
 description:
   - Runs the iperf3 client with JSON output (C(-J)) and the server's report (C(--get-server-output)) against
@@ -25,8 +25,6 @@ description:
   - Changes nothing on the host. In check mode only C(iperf3 --version) runs.
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes.test_module
-  - perflab.network.attributes
 options:
   test:
     description:
@@ -83,10 +81,8 @@ options:
     description: The iperf3 executable. Default C(iperf3) found on PATH or in the usual bin directories.
     type: path
 seealso:
-  - module: perflab.network.bench_server
   - module: perflab.network.nuttcp
 notes:
-  - Run the module on the client host; O(server) is the server's data address.
   - "O(nic_interface) samples the client's interface: for V(tcp_stream) compare C(nic_tx_mbps)
     with C(throughput_mbps), for V(tcp_maerts) C(nic_rx_mbps)."
 '''
@@ -122,10 +118,7 @@ EXAMPLES = r'''
 
 RETURN = r'''
 perflab_result:
-  description:
-    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
-      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
-      once in docs/result-record.md in the collection; what follows is what is particular to iperf3.
+  description: What the iperf3 record holds beyond the common fields (the notes say where those are).
   returned: always
   type: list
   elements: dict

@@ -216,6 +216,7 @@ import re
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils.lab import down as lab_down, status as lab_status, up as lab_up
 from ansible_collections.perflab.network.plugins.module_utils.lab_base import base_ready
 from ansible_collections.perflab.network.plugins.module_utils.lab_mgmt import mgmt_present
@@ -262,7 +263,8 @@ def main():
                    offloads=p['offloads'], rate_mbit=p['rate_mbit'], shaper=p['shaper'], firewall=p['firewall'],
                    suite=p['debian_suite'], mirror=p['debian_mirror'], extra_packages=p['extra_packages'],
                    kind=p['kind'], vm_links=p['vm_links'], vm_memory_mb=p['vm_memory_mb'],
-                   vm_boot_timeout=p['vm_boot_timeout'], vm_accel=p['vm_accel'])
+                   vm_boot_timeout=p['vm_boot_timeout'], vm_accel=p['vm_accel'],
+                   vm_tool_packages=registry.packages('Debian'))
     result = dict(changed=False, key_file=spec.key_file, lab=spec_summary(spec))
     progress = []
     started = time.time()

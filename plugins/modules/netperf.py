@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: netperf
-short_description: Run one netperf test (or several netperf clients at once) and return a result record
+short_description: Run a netperf STREAM or request/response test (one or several clients) and return a result record
 version_added: 0.1.0
 description:
   - Runs the netperf client against a running C(netserver) with omni CSV output (C(-P 0 -- -o <selectors>))
@@ -27,8 +27,6 @@ description:
   - Changes nothing on the host.
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes.test_module
-  - perflab.network.attributes
 options:
   test:
     description:
@@ -131,7 +129,6 @@ notes:
     min/max are the extremes and the percentiles are the worst process' (an upper bound).
 seealso:
   - module: perflab.network.iperf3
-  - module: perflab.network.bench_server
 '''
 
 EXAMPLES = r'''
@@ -170,10 +167,7 @@ EXAMPLES = r'''
 
 RETURN = r'''
 perflab_result:
-  description:
-    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
-      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
-      once in docs/result-record.md in the collection; what follows is what is particular to netperf.
+  description: What netperf's record adds, its argv, STREAM and RR metrics and interim results.
   returned: always
   type: list
   elements: dict

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: nuttcp
-short_description: Run one nuttcp test (or several nuttcp clients at once) and return a result record
+short_description: Measure TCP or UDP throughput, loss and CPU with nuttcp (one or several clients) into a result record
 version_added: 0.1.0
 description:
   - Runs the nuttcp client in client/server mode with parsable output (C(-fparse), one interval
@@ -24,8 +24,6 @@ description:
   - Changes nothing on the host. In check mode only C(nuttcp -V) runs.
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes.test_module
-  - perflab.network.attributes
 options:
   test:
     description:
@@ -70,10 +68,7 @@ options:
     description: The nuttcp executable. Default C(nuttcp) found on PATH or in the usual bin directories.
     type: path
 seealso:
-  - module: perflab.network.bench_server
   - module: perflab.network.iperf3
-notes:
-  - Run the module on the client host; O(server) is the server's data address.
 '''
 
 EXAMPLES = r'''
@@ -99,10 +94,7 @@ EXAMPLES = r'''
 
 RETURN = r'''
 perflab_result:
-  description:
-    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
-      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
-      once in docs/result-record.md in the collection; what follows is what is particular to nuttcp.
+  description: The nuttcp record's argv, metrics and per-second samples (the notes say where the rest is).
   returned: always
   type: list
   elements: dict

@@ -31,8 +31,6 @@ description:
   - Changes nothing on the host. In check mode only C(sockperf --version) runs.
 extends_documentation_fragment:
   - perflab.network.test_common
-  - perflab.network.attributes.test_module
-  - perflab.network.attributes
 options:
   test:
     description:
@@ -66,11 +64,9 @@ options:
     description: The sockperf executable. Default C(sockperf) found on PATH or in the usual bin directories.
     type: path
 notes:
-  - Run the module on the client host; O(server) is the server's data address. O(bind) is the client's address
-    (C(--client_ip)).
+  - O(bind) is the client's address (C(--client_ip)).
   - sockperf 3.7 takes IPv4 addresses only; an IPv6 O(server) or O(bind) is refused before anything runs.
 seealso:
-  - module: perflab.network.bench_server
   - module: perflab.network.netperf
 '''
 
@@ -96,10 +92,7 @@ EXAMPLES = r'''
 
 RETURN = r'''
 perflab_result:
-  description:
-    - One C(perflab.result/2) record in a list, also when the test failed (the module fails then). Its fields are
-      those of M(perflab.network.bench_test)'s RV(perflab.network.bench_test#module:perflab_result), each described
-      once in docs/result-record.md in the collection; what follows is what is particular to sockperf.
+  description: sockperf's latency percentiles and throughput in the record; no intervals.
   returned: always
   type: list
   elements: dict

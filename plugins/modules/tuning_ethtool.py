@@ -22,12 +22,8 @@ description:
     Entries are only ever added.
   - O(state=stock) puts every recorded interface back and verifies it by reading it back.
 extends_documentation_fragment:
+  - perflab.network.host_snapshot.tuned_stock
   - perflab.network.attributes
-attributes:
-  diff_mode:
-    support: full
-  platform:
-    platforms: Linux
 requirements:
   - ethtool on the host
 options:
@@ -56,15 +52,6 @@ options:
         C(cqe-mode-rx), C(cqe-mode-tx).
     type: dict
     default: {}
-  state:
-    description: V(tuned) applies the settings; V(stock) restores the recorded ones.
-    type: str
-    choices: [tuned, stock]
-    default: tuned
-  snapshot:
-    description: Path of the snapshot file on the host.
-    type: path
-    default: /var/lib/perflab/tuning/stock.json
 notes:
   - Turning a feature off can turn dependent ones off too (C(sg off) turns C(gso) off); the
     restore sets all recorded features in one call and repeats once for what the kernel only
@@ -407,12 +394,11 @@ def summarize(runs):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            snapshots.TUNED_STOCK_ARGS,
             interface=dict(type='str'),
             features=dict(type='dict', default={}),
             rings=dict(type='dict', default={}),
             coalesce=dict(type='dict', default={}),
-            state=dict(type='str', choices=['tuned', 'stock'], default='tuned'),
-            snapshot=dict(type='path', default='/var/lib/perflab/tuning/stock.json'),
         ),
         supports_check_mode=True,
     )

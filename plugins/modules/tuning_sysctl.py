@@ -27,12 +27,8 @@ description:
     O(perflab.network.host_snapshot#module:state=restored) (and O(perflab.network.host_snapshot#module:forget))
     or O(perflab.network.host_snapshot#module:state=absent).
 extends_documentation_fragment:
+  - perflab.network.host_snapshot.tuned_stock
   - perflab.network.attributes
-attributes:
-  diff_mode:
-    support: full
-  platform:
-    platforms: Linux
 options:
   settings:
     description:
@@ -87,17 +83,6 @@ options:
     type: str
     choices: [service, tuned]
     default: service
-  state:
-    description:
-      - V(tuned) applies O(settings).
-      - V(stock) writes back every value recorded in the snapshot.
-    type: str
-    choices: [tuned, stock]
-    default: tuned
-  snapshot:
-    description: Path of the snapshot file on the host.
-    type: path
-    default: /var/lib/perflab/tuning/stock.json
   lab_host:
     description:
       - The host is a lab host (a network namespace on a shared kernel). Keys outside C(net.*)
@@ -357,6 +342,7 @@ def run(module, fs):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            snapshots.TUNED_STOCK_ARGS,
             settings=dict(type='dict', default={}),
             sysfs=dict(type='dict', default={}),
             optional=dict(type='list', elements='str', default=[]),
@@ -364,8 +350,6 @@ def main():
             transparent_hugepages=dict(type='str', choices=['', 'always', 'madvise', 'never'], default=''),
             cpu_dma_latency=dict(type='int'),
             cpu_dma_latency_by=dict(type='str', choices=['service', 'tuned'], default='service'),
-            state=dict(type='str', choices=['tuned', 'stock'], default='tuned'),
-            snapshot=dict(type='path', default='/var/lib/perflab/tuning/stock.json'),
             lab_host=dict(type='bool', default=False),
             restore_unlisted=dict(type='bool', default=True),
         ),

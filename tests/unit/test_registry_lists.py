@@ -2,12 +2,14 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Every list of tools, tool port and per-OS tool entry written as static text agrees with the tool registry.
 
-What Python can ask the registry at run time does (modules' argument specs, filters, the tools role's
-list of tools, version probes and per-OS install plans through ``tool_version_probes`` and
-``tool_install_plan``, the firewall role's tool settings through ``tool_ports``). What must stay text (YAML
-argument specs, role defaults, module DOCUMENTATION, docs, the lab's package lists) is read here, and each
-check names the file and the difference. A new tool makes these fail until each list names it (or says why
-not); any other line that lists several tools but not all of them fails too unless PARTIAL_LISTS says why.
+Every list of tools is the registry's: the modules' arguments and the roles' preflights check a tool name with
+``registry.unknown_problem`` (or a filter that asks the registry) and list no tools as choices; the firewall role's
+default list, the lab's ``tools_list`` and the VM image's tool packages are derived from the registry; the one
+table of the tools (``docs/tools.md``) is checked here cell by cell. This test fails on any other list: a line of
+the docs, READMEs, plugins, role data, tasks, templates or playbooks that names every tool, an option that offers
+tools as choices, a default list of tools but the tools role's own; a line that names several tools but not all
+fails unless PARTIAL_LISTS says why. Each failure names the file and the difference; adding a tool needs none of
+these files.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -21,6 +23,8 @@ import re
 import yaml
 
 from ansible_collections.perflab.network.plugins.module_utils import lab_vm_image
+from ansible_collections.perflab.network.plugins.module_utils import runner
+from ansible_collections.perflab.network.plugins.module_utils import servers
 from ansible_collections.perflab.network.plugins.module_utils import registry
 from ansible_collections.perflab.network.plugins.module_utils.tool import INSTALL_FAMILIES
 
@@ -106,41 +110,44 @@ PART_CHOICES = {'roles/tools/meta/argument_specs.yml (main): tools_build_from_so
 # for), which the role's vars repeat
 DEFAULT_LIST = load('roles/tools/defaults/main.yml')['tools_list']
 # default lists that name every tool of the registry instead: the firewall role opens every tool's ports
-EVERY_TOOL_DEFAULTS = ('roles/firewall/meta/argument_specs.yml (main): firewall_tools default',)
+EVERY_TOOL_DEFAULTS = ()
 
 
-def test_every_choice_of_tools_is_the_registry():
-    """An option that chooses among tools (role argument specs, module and plugin docs) offers every tool."""
-    problems, seen = [], []
+def test_no_option_offers_tools_as_choices():
+    """No option chooses among tools by a list (role argument specs, module and plugin docs): the registry checks the
+    name. A choice of a part of the tools on purpose (PART_CHOICES) is that part."""
+    problems = []
     for where, spec in every_option():
         chosen = tool_values(spec.get('choices'))
         if not chosen:
             continue
-        seen.append(where)
         key = re.sub(r' \(\w+\): ', ' (main): ', where) if where.startswith('roles/tools/') else where
-        problems.append(differs(where, chosen, PART_CHOICES.get(key)))
+        if key in PART_CHOICES:
+            problems.append(differs(where, chosen, PART_CHOICES[key]))
+        else:
+            problems.append('%s: choices %s (a list of tools the registry does not produce: check the name with '
+                            'registry.unknown_problem)' % (where, chosen))
     agree(problems)
-    # the lists this test exists for (so that a moved or renamed one is not silently left unchecked)
-    for expected in ('roles/benchmark/meta/argument_specs.yml (main): benchmark_tools',
-                     'roles/firewall/meta/argument_specs.yml (main): firewall_tools',
-                     'roles/tools/meta/argument_specs.yml (main): tools_list',
-                     'plugins/modules/bench_server.py: tool', 'plugins/modules/bench_server.py: servers: tool',
-                     'plugins/modules/bench_test.py: tool', 'plugins/modules/benchmark_plan.py: tools'):
-        assert expected in seen, expected
 
 
-def test_module_argument_specs_ask_the_registry():
-    """The modules' own argument specs offer what their DOCUMENTATION does: the registry."""
-    from ansible_collections.perflab.network.plugins.module_utils import runner, servers
+def test_the_modules_refuse_an_unknown_tool_naming_the_registry_s():
+    """bench_server, bench_test and benchmark_plan take any name and refuse one the registry lacks, naming the
+    known tools, before anything runs; their argument specs list no tools."""
     from ansible_collections.perflab.network.plugins.modules import benchmark_plan
+    known = '(known: %s)' % ', '.join(registry.NAMES)
     specs = {'bench_server': servers.argument_spec(), 'bench_test': runner.bench_test_argument_spec(),
              'benchmark_plan': benchmark_plan.argument_spec()}
-    agree([differs('plugins/module_utils/servers.py argument_spec: tool', specs['bench_server']['tool']['choices']),
-           differs('plugins/module_utils/servers.py argument_spec: servers.tool',
-                   specs['bench_server']['servers']['options']['tool']['choices']),
-           differs('plugins/module_utils/runner.py bench_test_argument_spec: tool', specs['bench_test']['tool']['choices']),
-           differs('plugins/modules/benchmark_plan.py argument_spec: tools',
-                   specs['benchmark_plan']['tools']['choices'])])
+    assert 'choices' not in specs['bench_server']['tool']
+    assert 'choices' not in specs['bench_server']['servers']['options']['tool']
+    assert 'choices' not in specs['bench_test']['tool'] and 'choices' not in specs['benchmark_plan']['tools']
+    assert servers.call_errors({'tool': 'nc', 'servers': None}) == ['tool: unknown tool nc %s' % known]
+    assert servers.call_errors({'tool': None, 'servers': [{'tool': 'iperf3'}, {'tool': 'nc'}]}) == [
+        'servers[1].tool: unknown tool nc %s' % known]
+    assert runner.bench_test_arguments({'tool': 'nc', 'item': None}) == (None, ['tool: unknown tool nc %s' % known])
+    assert runner.bench_test_arguments({'item': {'tool': 'nc', 'test': 'x'}})[1] == [
+        'item: tool: unknown tool nc %s' % known]
+    assert registry.unknown_problem(['iperf3', None, 'b', 'a'], 'tools') == 'tools: unknown tools a, b %s' % known
+    assert registry.unknown_problem(registry.NAMES) == ''
 
 
 def test_default_lists_of_tools_are_the_tools_role_s_default():
@@ -155,9 +162,17 @@ def test_default_lists_of_tools_are_the_tools_role_s_default():
             problems.append(differs(where, default, None if every else DEFAULT_LIST))
     problems.append(differs('roles/tools/vars/main.yml: __tools_default_list',
                             load('roles/tools/vars/main.yml')['__tools_default_list'], DEFAULT_LIST))
-    problems.append(differs('roles/firewall/defaults/main.yml: firewall_tools',
-                            load('roles/firewall/defaults/main.yml')['firewall_tools']))
     agree(problems)
+
+
+def test_the_firewall_opens_every_tool_by_asking_the_registry():
+    """firewall_tools' default is every tool of the registry, by the tool_version_probes filter (no list)."""
+    from ansible_collections.perflab.network.plugins.filter.tool_version_probes import tool_version_probes
+    default = load('roles/firewall/defaults/main.yml')['firewall_tools']
+    assert default == '{{ [] | perflab.network.tool_version_probes | list }}', default
+    assert list(tool_version_probes([])) == list(registry.TOOLS)
+    spec = load('roles/firewall/meta/argument_specs.yml')['argument_specs']['main']['options']['firewall_tools']
+    assert 'default' not in spec and 'choices' not in spec
 
 
 def test_the_tools_role_knows_every_tool_on_every_os():
@@ -231,57 +246,64 @@ def test_every_os_gets_the_install_plan_it_had():
 
 
 def test_the_vm_image_holds_every_package_the_tools_role_installs_on_debian():
-    """The VM lab's image (Debian) has the packages the tools role would install there, so it finds them."""
+    """The VM lab's image (Debian) has the packages the tools role would install there (the lab module passes the
+    registry's), so it finds them; the image's own list names no tool package."""
     plan = registry.install_plan('Debian')
-    wanted = set(package for entry in plan.values() if entry.get('method') == 'package'
-                 for package in entry['packages'])
-    missing = sorted(wanted - set(lab_vm_image.VM_PACKAGES))
-    agree(['plugins/module_utils/lab_vm_image.py: VM_PACKAGES lacks %s (the tool files\' install[Debian])'
-           % missing if missing else ''])
+    wanted = [package for entry in plan.values() if entry.get('method') == 'package' for package in entry['packages']]
+    assert registry.packages('Debian') == wanted
+    assert not set(wanted) & set(lab_vm_image.VM_PACKAGES), 'plugins/module_utils/lab_vm_image.py: VM_PACKAGES'
+    image = lab_vm_image.VmImage('/c', 'bookworm', tool_packages=registry.packages('Debian'))
+    assert set(wanted) <= set(image.packages)
+    assert "vm_tool_packages=registry.packages('Debian')" in read('plugins/modules/lab.py')
 
 
 def test_the_lab_installs_every_tool():
-    """The lab inventory's tools_list names every tool (ethr when a controller file of it is given)."""
+    """The lab inventory's tools_list is every tool Debian has a package of (the tool files' install[Debian]),
+    and ethr when a controller file of it is given: rendered here with the registry's filter."""
+    import jinja2
+    from ansible.plugins.filter.core import dict_to_list_of_dict_key_value_elements
+    from ansible_collections.perflab.network.plugins.filter.tool_install_plan import tool_install_plan
     text = read('roles/lab/templates/hosts.yml.j2')
     line = [line for line in text.splitlines() if line.strip().startswith('tools_list:')]
     assert len(line) == 1, 'roles/lab/templates/hosts.yml.j2: one tools_list line'
-    agree([differs('roles/lab/templates/hosts.yml.j2: tools_list', TOOL_RE.findall(line[0]))])
+    expression = re.search(r"\{\{ '\{\{' \}\}(.*)\{\{ '\}\}' \}\}", line[0]).group(1)
+    env = jinja2.Environment()
+    env.filters['perflab.network.tool_install_plan'] = tool_install_plan
+    env.filters['dict2items'] = dict_to_list_of_dict_key_value_elements
+    packaged = [name for name, entry in registry.install_plan('Debian').items() if entry['method'] == 'package']
+    without = env.from_string('{{ %s }}' % expression).render(tools_ethr_src='')
+    given = env.from_string('{{ %s }}' % expression).render(tools_ethr_src='/tmp/ethr.zip')
+    assert without == str(packaged) and given == str(packaged + ['ethr'])
+    agree([differs('roles/lab/templates/hosts.yml.j2: tools_list with tools_ethr_src', packaged + ['ethr'])])
 
 
-# Text that names every tool, or the default list: (file, a regex that finds the passage, the tools it
-# names). Each regex finds exactly one passage.
-PROSE = [
-    ('README.md', r'^\| `roles/tools` \|.*$', None),
-    ('README.md', r'^\| modules `iperf3`.*$', None),
-    ('docs/modules.md', r'^Every test module \(.*$', None),
-    ('docs/dev-module-api.md', r'^All test modules \(.*$', None),
-    ('docs/result-record.md', r'^\| `tool` \|.*$', None),
-    ('roles/tools/README.md', r'^Installs the benchmark tools .*$', None),
-    ('roles/tools/README.md', r'^\| OS \| iperf3 .*$', None),
-    ('roles/tools/README.md', r'^\| `tools_list` \| [^|]*', DEFAULT_LIST),
-    ('roles/tools/README.md', r'^\| `tools_list` \|[^|]*\| tools to install: any of .*$', None),
-    ('roles/firewall/README.md', r'^\| `firewall_tools` \| `[^`]*`', None),
-    ('roles/firewall/README.md', r'^\| `firewall_tools` \|[^|]*\| any of [^;]*', None),
-    ('roles/tools/meta/argument_specs.yml', r'short_description: Install .*$', None),
-    ('plugins/modules/bench_server.py', r'^short_description: .*$', None),
-    # the list of module links: one level of parentheses inside
-    ('plugins/modules/bench_test.py', r"exactly as the tool's own module \((?:[^()]|\([^()]*\))*\)", None),
+# The places that name every tool on purpose: the registry, and the one table of the tools (docs/tools.md: its
+# header, checked cell by cell below). Any other line naming every tool is a list the registry does not produce.
+ALL_LISTS = [
+    ('docs/tools.md', r'^\| OS \| '),
 ]
 
 
-def test_text_that_names_every_tool_names_the_registry():
-    problems = []
-    for path, pattern, want in PROSE:
-        found = re.findall(pattern, read(path), flags=re.M)
-        if len(found) != 1:
-            problems.append('%s: %d passages match %r' % (path, len(found), pattern))
-            continue
-        problems.append(differs('%s: %r' % (path, found[0][:60]), TOOL_RE.findall(found[0]), want))
-    # the modules that run any tool point at every tool's own module
+def test_no_text_names_every_tool_but_the_registry_and_the_one_table():
+    problems, used = [], set()
+    for path, text in list_texts():
+        for number, line in enumerate(text.splitlines(), 1):
+            if set(TOOL_RE.findall(line)) != NAMES:
+                continue
+            allowed = [index for index, (where, pattern) in enumerate(ALL_LISTS)
+                       if where == path and re.search(pattern, line)]
+            used.update(allowed)
+            if not allowed:
+                problems.append('%s:%d %r: names every tool (a list the registry does not produce: ask the '
+                                'registry, or point at docs/tools.md)' % (path, number, line.strip()[:70]))
+    problems += ['ALL_LISTS: %s %r matches no line' % ALL_LISTS[index]
+                 for index in range(len(ALL_LISTS)) if index not in used]
+    # bench_server and bench_test point at a tool module, not at every one
     for path, doc in module_docs():
         if os.path.basename(path) in ('bench_server.py', 'bench_test.py'):
-            linked = [item['module'].split('.')[-1] for item in doc['seealso']]
-            problems.append(differs('%s: seealso' % path, [name for name in linked if name in NAMES]))
+            linked = [item['module'].split('.')[-1] for item in doc.get('seealso') or []]
+            if set(linked) & NAMES == NAMES:
+                problems.append('%s: seealso names every tool module' % path)
     agree(problems)
 
 
@@ -326,7 +348,7 @@ def test_each_tool_module_documents_its_default_port():
     agree(problems)
 
 
-# the tools role README's support table: row label -> the install family whose plan the row shows
+# docs/tools.md's support table (the one table of the tools): row label -> the install family whose plan the row shows
 SUPPORT_ROWS = [('Debian', 'Debian'), ('Ubuntu', 'Ubuntu'), ('CentOS 7', 'RedHat'), ('RHEL, Rocky', 'RedHat'),
                 ('Fedora', 'Fedora'), ('Clear Linux', 'ClearLinux'), ('FreeBSD', 'FreeBSD'), ('Windows', 'Windows')]
 
@@ -341,8 +363,8 @@ def support_method(cell):
 
 
 def test_the_tools_readme_support_table_is_the_per_os_plans():
-    """Each cell of roles/tools/README.md's support table says the method (and component, EPEL) of its OS's plan."""
-    text = read('roles/tools/README.md').splitlines()
+    """Each cell of docs/tools.md's support table says the method (and component, EPEL) of its OS's plan."""
+    text = read('docs/tools.md').splitlines()
     start = [number for number, line in enumerate(text) if line.startswith('| OS | ')][0]
     lines = []
     for line in text[start:]:
@@ -351,17 +373,17 @@ def test_the_tools_readme_support_table_is_the_per_os_plans():
         lines.append(line)
     header = lines[0]
     columns = [TOOL_RE.search(cell).group(1) for cell in header.strip('|').split('|')[1:]]
-    problems = [differs('roles/tools/README.md: support table columns', columns)]
+    problems = [differs('docs/tools.md: support table columns', columns)]
     for label, layer in SUPPORT_ROWS:
         rows = [line for line in lines if line.startswith('| %s' % label)]
         plan = registry.install_plan(layer)
         if not rows:
-            problems.append('roles/tools/README.md: no support row for %s' % label)
+            problems.append('docs/tools.md: no support row for %s' % label)
         for row in rows:
             cells = [cell.strip() for cell in row.strip('|').split('|')[1:]]
             for tool, cell in zip(columns, cells):
                 entry = plan[tool]
-                where = 'roles/tools/README.md: %s, %s (its tool file\'s install[%s])' % (
+                where = 'docs/tools.md: %s, %s (its tool file\'s install[%s])' % (
                     row.split('|')[1].strip(), tool, layer)
                 if support_method(cell) != entry['method']:
                     problems.append('%s: says %s, the plan %s' % (where, support_method(cell), entry['method']))
@@ -369,11 +391,19 @@ def test_the_tools_readme_support_table_is_the_per_os_plans():
                     problems.append('%s: the plan takes it from %s' % (where, entry['apt_component']))
                 elif entry.get('repo') == 'epel' and not cell.startswith('EPEL'):
                     problems.append('%s: the plan takes it from EPEL' % where)
+    # the ports row: each tool's first port is its default or its plan's base (pair 0)
+    ports = [line for line in lines if line.startswith('| ports ')]
+    if len(ports) != 1:
+        problems.append('docs/tools.md: one ports row, found %d' % len(ports))
+    for tool, cell in zip(columns, [cell.strip() for cell in ports[0].strip('|').split('|')[1:]] if ports else []):
+        first = re.search(r'[0-9]{4,5}', cell)
+        if not first or int(first.group(0)) not in (registry.get(tool).default_port, registry.get(tool).plan_base()):
+            problems.append('docs/tools.md: ports of %s %r, the registry says %d' % (tool, cell[:30], registry.get(tool).default_port))
     # a package name the header quotes is Debian's
     debian = registry.install_plan('Debian')
     for tool, package in re.findall(r'(\w+) \(package `([^`]+)`\)', header):
         if debian[tool].get('packages') != [package]:
-            problems.append('roles/tools/README.md: %s is package %s, its tool file\'s install[Debian] says %s'
+            problems.append('docs/tools.md: %s is package %s, its tool file\'s install[Debian] says %s'
                             % (tool, package, debian[tool].get('packages')))
     agree(problems)
 
@@ -441,13 +471,12 @@ PARTIAL_LISTS = [
     ('docs/reliability.md', r'^- \*\*Modules\*\* \(one generated playbook\)', 'what one integration test runs'),
     ('plugins/filter/tool_version_probes.py', r'for example C\(iperf3\), C\(iperf\)', 'executables (iperf is iperf2)'),
     ('docs/lab.md', r'^\| image \|', 'the VM image packages by package name (iperf is iperf2): VM_PACKAGES, checked above'),
-    ('plugins/module_utils/lab_vm_image.py', r"'iperf3', 'netperf', 'nuttcp', 'iperf'", 'VM_PACKAGES, checked above'),
     ('docs/performance.md', r'^\| 3 \| TCP goodput', 'a measurement of three tools'),
     ('docs/result-record.md', r'^\| `intervals` \|', 'how each tool prints its intervals'),
     ('playbooks/studies/phoronix-10gbe.yml', r'^# TCP_MAERTS', 'what the study runs'),
     ('plugins/modules/bench_server.py', r'Server executable; default', 'executables (iperf is iperf2, netserver netperf)'),
-    ('plugins/modules/bench_test.py', r'M\(perflab.network.iperf2\), M\(perflab.network.netperf\)',
-     'the rest of a passage checked in PROSE'),
+    ('roles/tools/README.md', r'^\| `tools_list` \| `\[iperf3, netperf, nuttcp, ethr\]`', 'the tools role\'s default list'),
+    ('docs/result-record.md', r'^\| `reading` \|', 'which count each of these tools reports'),
     ('plugins/module_utils/record.py', r"a tool's own CPU use adds up|a rate of 0 is no result", 'facts of some tools'),
     ('plugins/module_utils/report/workbook.py', r"a sender's interval rate is throughput_sent_mbps",
      'the tools whose intervals are the sender\'s'),

@@ -213,14 +213,14 @@ class _Test(object):
     @property
     def unit(self):
         """As the records say; a test without a successful run takes its primary metric's defined unit."""
-        return self.units.get(self.primary) or record.METRICS.get(self.primary, ('',))[0]
+        return self.units.get(self.primary) or registry.METRICS.get(self.primary, ('',))[0]
 
     @property
     def higher_is_better(self):
         """True or False as the records say (else as the primary metric is defined), None when unknown."""
         if self.primary in self.better:
             return self.better[self.primary]
-        return record.METRICS[self.primary][1] if self.primary in record.METRICS else None
+        return registry.METRICS[self.primary][1] if self.primary in registry.METRICS else None
 
 
 def _version_key(version):

@@ -19,7 +19,8 @@ import ipaddress
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_iperf2
-from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, package, size_errors,
+from ansible_collections.perflab.network.plugins.module_utils.tools import iperf3
+from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, distro_packages, package, size_errors,
                                                                            udp_bitrate_errors, unavailable)
 
 # iperf2 reads k/m/g as 10^3 and K/M/G as 2^10 in -w and -l (iperf3: all 2^10): the text is passed as given
@@ -41,8 +42,8 @@ class Iperf2(Tool):
     name = 'iperf2'
     title = 'iPerf2'
     report_name = 'iPerf'
-    report_tests = {'tcp_stream': 'TCP', 'tcp_maerts': 'TCP Reverse (Server To Client)',
-                    'tcp_bidir': 'TCP Bidirectional', 'udp_stream': 'UDP'}
+    # the Phoronix pts/iperf titles, the same for both iPerfs
+    report_tests = iperf3.Iperf3.report_tests
     report_options = {'bitrate': '%s Mbit Objective', 'window': 'Window: %s', 'mss': 'MSS: %s', 'length': 'Length: %s'}
     report_parallel = 'Parallel'
     throughput_count = 'client'   # the client's own rate: what it wrote (read with -R)
@@ -72,15 +73,11 @@ class Iperf2(Tool):
         'window': Option('str', in_id=True, flag='-w'),
         'length': Option('str', in_id=True, flag='-l'),
     }
-    install = {
-        'Debian': package('iperf'),
-        'Ubuntu': package('iperf', apt_component='universe'),
-        'RedHat': package('iperf', repo='epel'),
-        'Fedora': package('iperf'),
+    install = dict(distro_packages('iperf', repo='epel'), **{
         'ClearLinux': unavailable('no Clear Linux bundle is known to carry iperf 2'),
         'FreeBSD': package('iperf'),
         'Windows': unavailable('iperf 2 has no Chocolatey package the role can install'),
-    }
+    })
 
     def option_errors(self, params):
         # without -b iperf2 sends 1 Mbit/s

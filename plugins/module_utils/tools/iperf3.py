@@ -12,7 +12,7 @@ import re
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_iperf3
-from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, package, size_errors,
+from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, distro_packages, package, size_errors,
                                                                            udp_bitrate_errors)
 from ansible_collections.perflab.network.plugins.module_utils.units import from_mbps
 
@@ -61,16 +61,12 @@ class Iperf3(Tool):
         'reading': Option('str', default='receiver', choices=['receiver', 'sender'],
                           tests=['tcp_stream', 'tcp_maerts', 'udp_stream'], in_id=True),
     }
-    install = {
-        'Debian': package('iperf3'),
-        'Ubuntu': package('iperf3', apt_component='universe'),
-        'RedHat': package('iperf3'),
-        'Fedora': package('iperf3'),
+    install = dict(distro_packages('iperf3'), **{
         # Clear Linux: iperf3 came in the iperf bundle in 2019 and is in sysadmin-basic today
         'ClearLinux': package('sysadmin-basic'),
         'FreeBSD': package('iperf3'),
         'Windows': package('iperf3'),   # Chocolatey
-    }
+    })
     firewall_settings = {
         'iperf3_ports': Option('int', default=1, low=1, high=64,
                                description='iperf3 servers run one per port from 5201: how many ports, TCP and UDP'),

@@ -14,7 +14,7 @@ import re
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_nuttcp
-from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, package, size_errors,
+from ansible_collections.perflab.network.plugins.module_utils.tool import (Option, Test, Tool, distro_packages, package, size_errors,
                                                                            udp_bitrate_errors)
 from ansible_collections.perflab.network.plugins.module_utils.units import from_mbps
 
@@ -59,16 +59,12 @@ class Nuttcp(Tool):
     }
     # nuttcp 6 has no option to bind the client's source address: Tool.errors refuses bind, a plan item's bind is None
     client_bind = False
-    install = {
-        'Debian': package('nuttcp'),
-        'Ubuntu': package('nuttcp', apt_component='universe'),
-        'RedHat': package('nuttcp', repo='epel'),
-        'Fedora': package('nuttcp'),
+    install = dict(distro_packages('nuttcp', repo='epel'), **{
         'ClearLinux': {'method': 'source'},   # no bundle
         'FreeBSD': package('nuttcp'),
         # nuttcp.exe from tools_nuttcp_windows_src
         'Windows': {'method': 'release_binary', 'binary': 'nuttcp.exe'},
-    }
+    })
     firewall_settings = {
         'nuttcp_streams': Option('int', default=1, low=1, high=64,
                                  description='nuttcp -N streams use consecutive data ports: how many to open from each '

@@ -20,20 +20,7 @@ __metaclass__ = type
 
 from ansible_collections.perflab.network.plugins.module_utils import common_args
 from ansible_collections.perflab.network.plugins.module_utils import parse_sockperf
-from ansible_collections.perflab.network.plugins.module_utils import record as rec
-from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, package, unavailable
-
-# the metrics only sockperf measures, declared here so that record.METRICS (unit, higher is better,
-# combine rule) knows them wherever the registry is loaded; a name METRICS has otherwise is refused
-METRICS = {
-    # percentiles of several processes cannot be combined exactly: the largest (an upper bound)
-    'latency_us_p99_9': ('us', False, 'max'),
-    'latency_us_p99_999': ('us', False, 'max'),
-    'messages_per_s': ('1/s', True, 'sum'),
-}
-for _name, _spec in METRICS.items():
-    if rec.METRICS.setdefault(_name, _spec) != _spec:
-        raise ValueError('sockperf metric %s is already in record.METRICS as %r' % (_name, rec.METRICS[_name]))
+from ansible_collections.perflab.network.plugins.module_utils.tool import Option, Test, Tool, distro_packages, unavailable
 
 # module test -> sockperf's mode
 MODES = {'ping_pong': 'ping-pong', 'under_load': 'under-load', 'throughput': 'throughput'}
@@ -51,6 +38,12 @@ class Sockperf(Tool):
                     'udp_under_load': 'Latency Under Load (UDP)', 'tcp_under_load': 'Latency Under Load (TCP)',
                     'udp_stream': 'Throughput (UDP)', 'tcp_stream': 'Throughput (TCP)'}
     report_options = {'message_size': 'Message Size: %s', 'mps': 'Messages/s: %s', 'full_rtt': 'Full Round Trip'}
+    metrics = {
+        # percentiles of several processes cannot be combined exactly: the largest (an upper bound)
+        'latency_us_p99_9': ('us', False, 'max'),
+        'latency_us_p99_999': ('us', False, 'max'),
+        'messages_per_s': ('1/s', True, 'sum'),
+    }
     throughput_count = 'client'   # throughput: what the client sent
     client_executable = 'sockperf'
     server_executable = 'sockperf'
@@ -75,15 +68,11 @@ class Sockperf(Tool):
                       flag='--mps', description='messages per second of under_load (--mps), sockperf\'s default 10000'),
         'full_rtt': Option('bool', default=False, in_id=True, flag='--full-rtt'),
     }
-    install = {
-        'Debian': package('sockperf'),
-        'Ubuntu': package('sockperf', apt_component='universe'),
-        'RedHat': package('sockperf'),
-        'Fedora': package('sockperf'),
+    install = dict(distro_packages('sockperf'), **{
         'ClearLinux': unavailable('no Clear Linux bundle is known to carry sockperf'),
         'FreeBSD': unavailable('no FreeBSD package or port of sockperf is known'),
         'Windows': unavailable('sockperf has no Windows build the role can install'),
-    }
+    })
 
     def openings(self, port, count, processes=1, parallel=1):
         # the server bench_server starts serves TCP only

@@ -39,5 +39,5 @@ def test_the_default_list_keeps_its_openings():
 
 
 def test_an_unknown_tool_is_refused_naming_the_known():
-    with pytest.raises(AnsibleFilterError, match='unknown tool .bogus. .known: ethr, iperf2'):
+    with pytest.raises(AnsibleFilterError, match='tool_ports: unknown tool bogus .known: ethr, iperf2'):
         tool_ports(['bogus'])

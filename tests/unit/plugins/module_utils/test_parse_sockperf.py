@@ -167,13 +167,20 @@ def test_the_plan_runs_the_tcp_tests_only():
     assert 'udp_ping_pong' in str(err.value) and 'tcp_ping_pong' in str(err.value)
 
 
-def test_the_new_metrics_are_declared_by_the_tool_file_and_known_to_the_record_builder():
+def test_the_new_metrics_are_the_tool_s_own_read_by_the_record_builder_through_the_tool():
+    tool = sockperf_tool.TOOL
     for name in ('latency_us_p99_9', 'latency_us_p99_999', 'messages_per_s'):
-        assert rec.METRICS[name] == sockperf_tool.METRICS[name]
+        # declared once, in the tool file; record.METRICS is not changed by loading it (no import side effect)
+        assert name not in rec.METRICS
+        assert registry.METRICS[name] == tool.metrics[name]
     record = rec.new_record({'duration': 2}, 'sockperf', 'tcp_ping_pong', 'tcp', 'bidirectional', 'x')
-    rec.add_metrics(record, p.parse(fixture('ns_pp_tcp.txt'), 'ping-pong')['metrics'])
+    rec.add_metrics(record, p.parse(fixture('ns_pp_tcp.txt'), 'ping-pong')['metrics'], tool.metrics)
     assert record['metrics']['latency_us_p99_9'] == {'value': 214.067, 'unit': 'us', 'higher_is_better': False}
+    # without the tool's metrics the record builder does not know them
+    with pytest.raises(ValueError):
+        rec.add_metric(rec.new_record({'duration': 2}, 'sockperf', 'tcp_ping_pong', 'tcp', 'bidirectional', 'x'),
+                       'latency_us_p99_9', 1.0)
     # several processes: the largest percentile (an upper bound), the rates added up
-    combined = rec.combine_metrics([{'latency_us_p99_999': 5.0, 'messages_per_s': 1.0},
-                                    {'latency_us_p99_999': 7.0, 'messages_per_s': 2.0}])
+    combined = tool.combine([{'metrics': {'latency_us_p99_999': 5.0, 'messages_per_s': 1.0}},
+                             {'metrics': {'latency_us_p99_999': 7.0, 'messages_per_s': 2.0}}], {})
     assert combined == {'latency_us_p99_999': 7.0, 'messages_per_s': 3.0}

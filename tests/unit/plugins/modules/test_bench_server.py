@@ -123,7 +123,7 @@ def test_server_command(tool, bind, idle, argv):
     ({'tool': 'iperf3', 'port': 65535, 'count': 2}, 'port + count - 1 must be at most 65535'),
     ({'tool': 'iperf3', 'bind': 'lab2; reboot'}, "bind must be an IP address, got 'lab2; reboot'"),
     ({'tool': 'ethr', 'nofile': 10}, 'nofile must be between 1024 and 1048576, got 10'),
-    ({'tool': 'tcpdump'}, 'value of tool must be one of: ethr, iperf2, iperf3, netperf, nuttcp, sockperf, got: tcpdump'),
+    ({'tool': 'tcpdump'}, 'tool: unknown tool tcpdump (known: ethr, iperf2, iperf3, netperf, nuttcp, sockperf)'),
     ({}, 'state is started but any of the following are missing: tool, servers'),
     ({'tool': 'iperf3', 'servers': [{'tool': 'iperf3'}]}, 'parameters are mutually exclusive: tool|servers'),
     ({'servers': [{'tool': 'iperf3'}], 'executable': '/bin/true'},
@@ -131,7 +131,7 @@ def test_server_command(tool, bind, idle, argv):
     ({'servers': []}, 'servers must name at least one group of servers'),
     ({'servers': [{'tool': 'iperf3'}, {'tool': 'nuttcp', 'count': 0, 'bind': 'x;y'}]},
      "servers[1]: count must be between 1 and 64, got 0; servers[1]: bind must be an IP address, got 'x;y'"),
-    ({'servers': [{'tool': 'nc'}]}, 'value of tool must be one of: ethr, iperf2, iperf3, netperf, nuttcp, sockperf, got: nc found in servers'),
+    ({'servers': [{'tool': 'nc'}]}, 'servers[0].tool: unknown tool nc (known: ethr, iperf2, iperf3, netperf, nuttcp, sockperf)'),
 ])
 def test_bad_input(capsys, tmp_path, args, msg):
     result = run_module(dict(args, pid_dir=str(tmp_path / 'pids')), capsys)
