@@ -117,3 +117,23 @@ def test_a_bad_k_is_refused(value):
 def test_a_pair_study_gets_no_matrix():
     report, dummy = build.build_report([os.path.join(FIXTURES, 'stock.jsonl')])
     assert report.matrices() == []
+
+
+def test_the_workbook_has_the_matrix_sheet_with_its_colour_scale(tmp_path):
+    openpyxl = pytest.importorskip('openpyxl')
+    path = str(tmp_path / 'fleet.xlsx')
+    dummy, result = build.build_report([REAL], workbook_path=path)
+    names = [n for n in result['sheets'] if n.startswith('Matrix')]
+    assert len(names) == 1 and result['sheets'].index(names[0]) == 2   # after Summary and the test's sheet
+    ws = openpyxl.load_workbook(path)[names[0]]
+    rows = [list(row) for row in ws.iter_rows(values_only=True)]
+    hosts = ['lab%d' % i for i in range(1, 7)]
+    assert rows[2] == ['sender \\ receiver'] + hosts + ['median out']
+    assert [row[0] for row in rows[3:9]] == hosts and rows[9][0] == 'median in'
+    assert rows[3][1] is None and rows[3][3] < 60 and rows[5][1] < 60   # lab1->lab3, lab3->lab1: the shaped link
+    head = [row[0] for row in rows].index('host')
+    verdicts = dict((row[0], (row[3], row[4])) for row in rows[head + 1:head + 7])
+    assert verdicts['lab3'][0] == 'slow inbound and outbound' and verdicts['lab3'][1].startswith('qdisc tbf')
+    assert verdicts['lab6'][0] == 'unreachable' and verdicts['lab1'] == ('healthy', None)
+    rules = [(str(r.sqref), [x.type for x in r.rules]) for r in ws.conditional_formatting]
+    assert rules == [('B4:G9', ['colorScale'])]
