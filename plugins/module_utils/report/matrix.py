@@ -96,8 +96,8 @@ def likely_cause(host, facts):
             continue
         value, count = _majority([f.get(key) for f in others])
         if count * 2 > len(others) and mine.get(key) != value and (mine.get(key) is not None or value is not None):
-            found.append('%s %s (the others: %s)' % (label, mine.get(key) if mine.get(key) is not None else 'unknown',
-                                                      value if value is not None else 'unknown'))
+            own = mine.get(key) if mine.get(key) is not None else 'unknown'
+            found.append('%s %s (the others: %s)' % (label, own, value if value is not None else 'unknown'))
     return '; '.join(found) if found else NO_DIFFERENCE
 
 

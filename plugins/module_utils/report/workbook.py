@@ -495,10 +495,10 @@ class WorkbookWriter(object):
         styles = self.styles
         ws.append([self._cell(ws, 'Fleet matrix: %s - %s (%s)' % (m['test_id'], m['metric'], m['unit']),
                               font=styles.title)])
-        ws.append([self._cell(ws, 'Senders down, receivers across; each cell the median of the pair. A host is '
-                                  'flagged when its median in or out is %s the fleet median by more than %g '
-                                  'median absolute deviations.' % ('below' if m['higher_is_better'] else 'above',
-                                                                    m['k']), font=styles.italic)])
+        rule = ('Senders down, receivers across; each cell the median of the pair. A host is flagged when its median '
+                'in or out is %s the fleet median by more than %g median absolute deviations.'
+                % ('below' if m['higher_is_better'] else 'above', m['k']))
+        ws.append([self._cell(ws, rule, font=styles.italic)])
         ws.append(self._header(ws, ['sender \\ receiver'] + hosts + ['median out'], row=3))
         for sender in hosts:
             ws.append([self._cell(ws, sender, font=styles.bold)]
