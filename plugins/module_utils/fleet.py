@@ -97,7 +97,7 @@ def schedule_rounds(names, schedule='mesh', hub=None, stress=False):
     # each pairing twice: first each pair as listed, then the other way round
     rounds = []
     for pairs in pairings:
-        rounds.append([(a, b) for a, b in pairs])
+        rounds.append(list(pairs))
         rounds.append([(b, a) for a, b in pairs])
     if stress:
         every = [t for r in rounds for t in r]
@@ -160,7 +160,7 @@ def plan_fleet(names, schedule='mesh', hub=None, stress=False, left_out=None, te
         mine = slice_members(fleet, slice_number, slice_count)
         slice_info = {'number': slice_number, 'count': slice_count, 'hosts': mine, 'scope': slice_scope}
         if slice_scope == 'refuse':
-            everyone = [n for n in fleet]
+            everyone = list(fleet)
             outside = {}
             for client, server in [t for r in schedule_rounds(everyone, schedule, hub, stress) for t in r]:
                 if (client in mine) != (server in mine):

@@ -65,7 +65,8 @@ def matrix_k_value(value):
         k = float(value if value not in (None, '') else matrix.DEFAULT_K)
     except (TypeError, ValueError):
         raise ValueError('the fleet matrix k (perflab_report_matrix_k) must be a number above 0, got %r' % (value,))
-    if isinstance(value, bool) or not k > 0 or k != k or k == float('inf'):
+    # NaN is no number above 0 (every comparison with it is false)
+    if isinstance(value, bool) or math.isnan(k) or math.isinf(k) or k <= 0:
         raise ValueError('the fleet matrix k (perflab_report_matrix_k) must be a number above 0, got %r' % (value,))
     return k
 

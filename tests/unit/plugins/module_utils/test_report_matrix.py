@@ -21,7 +21,8 @@ def rec(client, server, value, status='ok', metric='throughput_mbps', test_id='i
             'metrics': {metric: {'value': value}} if status == 'ok' else {}}
 
 
-def mesh(values, hosts=HOSTS, **kwargs):
+def mesh(values, hosts=None, **kwargs):
+    hosts = hosts or HOSTS
     return [rec(a, b, values(a, b), **kwargs) for a in hosts for b in hosts if a != b]
 
 
