@@ -124,6 +124,19 @@ options:
         key: min_change_percent
     vars:
       - name: perflab_report_min_change_percent
+  matrix_k:
+    description:
+      - The fleet matrix's outlier rule - a host whose median in or out is below the fleet's median by more than
+        this many median absolute deviations is flagged (docs/reports.md, "Fleet matrix"). A number above 0.
+    type: raw
+    default: 3
+    env:
+      - name: PERFLAB_REPORT_MATRIX_K
+    ini:
+      - section: callback_perflab_results
+        key: matrix_k
+    vars:
+      - name: perflab_report_matrix_k
   summary:
     description: Print the text summary (a block per test, a bar per configuration) at the end.
     type: bool
@@ -217,6 +230,7 @@ OPTION_VARS = {
     'baseline': 'perflab_report_baseline',
     'compare': 'perflab_report_compare',
     'min_change_percent': 'perflab_report_min_change_percent',
+    'matrix_k': 'perflab_report_matrix_k',
     'summary': 'perflab_report_summary',
     'workbook': 'perflab_report_workbook',
     'progress': 'perflab_report_progress',
@@ -418,6 +432,7 @@ class CallbackModule(CallbackBase):
         try:
             build.compare_map(self.get_option('compare'))
             tables.min_change_value(self.get_option('min_change_percent'))
+            tables.matrix_k_value(self.get_option('matrix_k'))
         except ValueError as exc:
             self._fail_fast(str(exc), hint='Fix it (-e perflab_report_compare=..., -e perflab_report_min_change_percent='
                                            '..., PERFLAB_REPORT_* or [callback_perflab_results] in ansible.cfg)')
@@ -654,6 +669,7 @@ class CallbackModule(CallbackBase):
                                                  baseline=self.get_option('baseline'),
                                                  compare=self.get_option('compare'),
                                                  min_change_percent=self.get_option('min_change_percent'),
+                                                 matrix_k=self.get_option('matrix_k'),
                                                  views_stem=stem if self.get_option('workbook') else None)
         except Exception as exc:  # pylint: disable=broad-except
             self._reports_failed.append(path)

@@ -302,7 +302,7 @@ def _ip_version(text):
     return ipaddress.ip_address(str(text)).version
 
 
-def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, reverse=False, inventory=None):
+def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, reverse=False, inventory=None, slots=None):
     """Client/server pairs from the inventory.
 
     hosts: name -> {data_address, data_interface, peer}; servers/clients: group
@@ -312,6 +312,8 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, rev
     Each pair gets its index k on its server (ports = base + PORT_STRIDE * k).
     inventory: every host name of the inventory (``hosts`` holds those of this run), so that a peer left out
     by ``--limit`` is told apart from one the inventory does not have.
+    slots: (client, server) -> the round a pair runs in (a fleet's rounds): pairs of different rounds never
+    run at once, so each round counts its own index k on a server (a server's ports serve one round at a time).
     """
     errors = []
     if explicit:
@@ -367,8 +369,9 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, rev
         seen.add((client, server))
         if errors:
             continue
-        k = per_server.get(server, 0)
-        per_server[server] = k + 1
+        slot = (server, (slots or {}).get((client, server)))
+        k = per_server.get(slot, 0)
+        per_server[slot] = k + 1
         pairs.append({
             'name': '%s->%s' % (client, server),
             'client': client, 'server': server, 'index': k,
@@ -376,7 +379,7 @@ def make_pairs(hosts, servers=None, clients=None, explicit=None, mesh=False, rev
             'client_interface': hosts[client].get('data_interface'), 'server_interface': hosts[server].get('data_interface'),
             'ports': dict((tool, base + PORT_STRIDE * k) for tool, base in PORT_BASE.items()),
         })
-    for server, count in per_server.items():
+    for (server, dummy), count in per_server.items():
         if count > MAX_PAIRS_PER_SERVER:
             errors.append('server %s has %d clients; at most %d pairs can share one server'
                           % (server, count, MAX_PAIRS_PER_SERVER))
@@ -585,6 +588,7 @@ def servers_needed(items, pairs):
             port = pair['ports'][name]
             server = {'tool': name, 'bind': pair['server_address'], 'port': port, 'count': tool.servers_for(processes)}
             out.append({'pair': pair['name'], 'client': pair['client'], 'server': pair['server'],
+                        'wave': pair.get('wave', 0),
                         'server_address': pair['server_address'], 'client_address': pair['client_address'],
                         'tool': name, 'port': port, 'count': server['count'],
                         # what bench_server's servers option takes, so a host's servers start in one task
@@ -596,14 +600,15 @@ def servers_needed(items, pairs):
 
 
 def check_port_overlaps(servers):
-    """Two servers planned on one host whose ports (with the ranges their tools use) meet cannot both start."""
+    """Two servers planned on one host whose ports (with the ranges their tools use) meet cannot both start
+    (servers of different waves or rounds never run at once: each wave is checked on its own)."""
     taken = {}
     errors = []
     for server in servers:
         mine = '%s port %d (pair %s)' % (server['tool'], server['port'], server['pair'])
         for opening in server['openings']:
             for port in range(opening['port'], opening['end_port'] + 1):
-                key = (server['server'], opening['protocol'], port)
+                key = (server['server'], server.get('wave', 0), opening['protocol'], port)
                 other = taken.get(key)
                 if other is not None and other != mine:
                     errors.append('on %s, %s and %s both need %s port %d: give the pairs other ports'

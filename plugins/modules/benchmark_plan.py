@@ -169,6 +169,23 @@ options:
       - Empty (the default) - every repetition, no design in the records.
     type: dict
     default: {}
+  fleet:
+    description:
+      - A fleet schedule instead of the pairs (docs/studies.md, "Fleet validation"), C({schedule, hub, stress,
+        slice_number, slice_count, hosts, slice_scope}); empty (the default) plans the pairs as before.
+      - C(schedule) - V(mesh) (every ordered pair), V(one_to_many) (C(hub) sends to every other host),
+        V(many_to_one) (every other host sends to C(hub)) or V(ring) (each host with its neighbours, both ways),
+        over the hosts of O(hosts) in name order.
+      - The tests run in rounds in which no host takes part in two tests (the mesh's rounds are a round-robin
+        tournament, each pairing once each way); each pair's C(wave) is its round, the benchmark role runs the
+        rounds one after another and a round's tests at once. C(stress=true) runs every test in one round.
+      - A host of O(failed_hosts) (unreachable, or it failed an earlier stage) is left out; its tests become
+        records with status C(skipped) and the reason, and the rounds are made among the others.
+      - C(slice_number), C(slice_count) and C(hosts) (every host of the fleet) - the AWX job slice this run is
+        (its inventory holds only its own hosts); a test between two slices refuses the plan, unless
+        C(slice_scope=inside), which makes the schedule inside the slice.
+    type: dict
+    default: {}
   serialize_pairs:
     description:
       - Pairs whose links share a switch (the client's or the server's C(switch), see O(hosts)) run one
@@ -232,6 +249,13 @@ pairs:
   returned: success
   type: list
   elements: dict
+fleet:
+  description:
+    - The fleet's plan when O(fleet) asked for one (C(perflab.network.fleet_plan)'s result), with C(rounds) (each
+      C({round, tests}), a test C({client, server})), C(skipped) (the tests of hosts left out, with the reason),
+      C(expected_s) and C(slice); null otherwise.
+  returned: success
+  type: dict
 waves:
   description: Number of waves the clients run in (1 unless O(serialize_pairs) splits them).
   returned: success
@@ -285,6 +309,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.yaml import yaml_load
 from ansible_collections.perflab.network.plugins.module_utils import common_args
+from ansible_collections.perflab.network.plugins.module_utils import fleet as fleets
 from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils import suite as suites
 from ansible_collections.perflab.network.plugins.module_utils import record as records
@@ -346,6 +371,7 @@ def argument_spec():
         tools_present=dict(type='dict', default={}),
         failed_hosts=dict(type='dict', default={}),
         serialize_pairs=dict(type='bool', default=False),
+        fleet=dict(type='dict', default={}),
         configurations=dict(type='int', default=1),
         design=dict(type='dict', default={}),
     )
@@ -385,15 +411,34 @@ def main():
                 raise suites.PlanError(
                     'repetitions auto cannot be interleaved (%s): its rule decides after each run whether another '
                     'follows; give the suite a number of repetitions or perflab_design=sequential' % ', '.join(auto))
+        failed = dict((host, str(reason or '')) for host, reason in p['failed_hosts'].items())
         suites.check_explicit_ports(p['pairs'])
-        pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
-                                  explicit=p['pairs'], mesh=p['mesh'], reverse=p['reverse_pairs'],
-                                  inventory=p['inventory'])
+        fleet_plan, fleet_skipped_pairs = None, []
+        if p['fleet']:
+            fleet_plan = fleets.plan_from_options(p['fleet'], sorted(p['hosts']), failed, tests,
+                                                  suites.TEST_OVERHEAD_S)
+            rounds = dict(((t['client'], t['server']), t['round'] - 1) for t in fleet_plan['tests'])
+            pairs = suites.make_pairs(p['hosts'], explicit=[{'client': c, 'server': s} for c, s in rounds],
+                                      inventory=p['inventory'], slots=rounds)
+            for pair in pairs:
+                pair['wave'] = rounds[(pair['client'], pair['server'])]
+                pair['switches'] = suites.pair_switches(pair, p['hosts'])
+            client_waves = dict((pair['client'], min(q['wave'] for q in pairs if q['client'] == pair['client']))
+                                for pair in pairs)
+            # the tests of hosts left out: planned as pairs, then recorded skipped (below)
+            fleet_skipped_pairs = suites.make_pairs(
+                p['hosts'], explicit=[{'client': t['client'], 'server': t['server']} for t in fleet_plan['skipped']],
+                inventory=p['inventory']) if fleet_plan['skipped'] else []
+        else:
+            pairs = suites.make_pairs(p['hosts'], servers=p['servers'], clients=p['clients'],
+                                      explicit=p['pairs'], mesh=p['mesh'], reverse=p['reverse_pairs'],
+                                      inventory=p['inventory'])
         for pair in pairs:
             explicit = [e for e in p['pairs'] if (e.get('client'), e.get('server')) == (pair['client'], pair['server'])]
             if explicit and explicit[0].get('ports'):
                 pair['ports'].update(dict((k, int(v)) for k, v in explicit[0]['ports'].items()))
-        client_waves = suites.schedule_waves(pairs, p['hosts'], serialize=p['serialize_pairs'])
+        if not p['fleet']:
+            client_waves = suites.schedule_waves(pairs, p['hosts'], serialize=p['serialize_pairs'])
         suite_name = suite.get('name', p['suite'])
         # a resume: the run's file read through the report's store, the same test parameters asked
         recorded = store.read_run(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else []
@@ -404,16 +449,23 @@ def main():
                 'run %s cannot be resumed: its results file holds runs made with other test parameters (%s). '
                 'A resume must ask for what the run measured; give another perflab_run_id for a new run'
                 % (run_id, '; '.join(differ)))
-        failed = dict((host, str(reason or '')) for host, reason in p['failed_hosts'].items())
         items, skipped_done = suites.build_plan(tests, pairs, plan_records.failed_host_labels(p['labels'], pairs, failed),
                                                 suites.recorded_keys(recorded), side=side,
                                                 recorded=suites.recorded_values(recorded),
                                                 # an interleaved block: one repetition of every test
                                                 repetition=block_repetition)
-    except (suites.PlanError, store.SchemaError, IOError, OSError, ValueError, TypeError) as exc:
+        fleet_skipped = []
+        if fleet_skipped_pairs:
+            reasons = dict(((t['client'], t['server']), t['reason']) for t in fleet_plan['skipped'])
+            left_items, dummy = suites.build_plan(tests, fleet_skipped_pairs,
+                                                  plan_records.failed_host_labels(p['labels'], fleet_skipped_pairs, failed),
+                                                  side=side, repetition=block_repetition)
+            fleet_skipped = [skipped_record(item, run_id, suite_name, reasons[(item['client'], item['server'])])
+                             for item in left_items]
+    except (suites.PlanError, fleets.FleetError, store.SchemaError, IOError, OSError, ValueError, TypeError) as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
 
-    skipped, runnable, unrun = [], [], []
+    skipped, runnable, unrun = list(fleet_skipped), [], []
     for item in items:
         lost = [h for h in (item['client'], item['server']) if h in failed]
         if lost:
@@ -451,7 +503,7 @@ def main():
     except suites.PlanError as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
     expected = suites.expected_duration(runnable)
-    waves = max(client_waves.values()) + 1 if client_waves else 1
+    waves = max([pair.get('wave', 0) for pair in pairs] or [0]) + 1
     summary = ['suite %s (%s): %d tests x %d pair(s) -> %d runs to do, %d already recorded, %d skipped'
                % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped))
                + (', %d not run (a host failed)' % len(unrun) if unrun else ''),
@@ -466,22 +518,25 @@ def main():
     summary += ['%s: repetitions auto, %d to %d runs until the 95 %% confidence interval is within %g %% of the mean'
                 % (t['test_id'], t['repetitions_auto']['min'], t['repetitions_auto']['max'],
                    t['repetitions_auto']['ci_percent']) for t in tests if t.get('repetitions_auto')]
-    if p['serialize_pairs']:
+    if fleet_plan:
+        summary += fleet_plan['summary']
+    if p['serialize_pairs'] and not fleet_plan:
         summary.append('pairs sharing a switch run one after another: %d wave(s)' % waves)
     for pair in pairs:
         ports = ['%s port %d' % (s['tool'], s['port']) for s in servers if s['pair'] == pair['name']]
         where = ' (wave %d, switch %s)' % (pair['wave'] + 1, ', '.join(sw or '(unnamed)' for sw in pair['switches'])) \
-            if p['serialize_pairs'] else ''
+            if p['serialize_pairs'] and not fleet_plan else ''
         summary.append('pair %s: %s%s' % (pair['name'], ', '.join(ports), where))
+    # a fleet's plan names the hosts left out once, not each of their tests
     summary += ['skipped %s on %s->%s: %s' % (r['test_id'], r['client']['name'], r['server']['name'], r['error'])
-                for r in skipped]
+                for r in skipped if not fleet_plan]
     summary += sorted(set(r['error'] for r in unrun))
     module.exit_json(
         changed=False, run_id=run_id, suite={'name': suite.get('name', p['suite']), 'file': path},
         runs=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped + unrun,
         firewall=suites.firewall_openings(servers),
         connect=suites.connect_checks(servers),
-        waves=waves, client_waves=client_waves,
+        waves=waves, client_waves=client_waves, fleet=fleet_plan,
         perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped) + len(unrun),
                       'expected_duration_s': expected, 'skipped_done': skipped_done,
                       # progress over the whole study: this plan's tests run in that many configurations

@@ -21,6 +21,7 @@ __metaclass__ = type
 import math
 
 from ansible_collections.perflab.network.plugins.module_utils import limits, record, registry
+from ansible_collections.perflab.network.plugins.module_utils.report import matrix
 from ansible_collections.perflab.network.plugins.module_utils.report import stats
 from ansible_collections.perflab.network.plugins.module_utils.report.store import RESULT, SYSTEM, duplicates_note
 
@@ -28,6 +29,8 @@ from ansible_collections.perflab.network.plugins.module_utils.report.store impor
 MAX_SHEET_ROWS = 1048576
 
 GROUP_BY_CHOICES = ('config', 'run')
+# a test gets a fleet matrix when it ran between this many hosts in this many pairs or more
+MATRIX_MIN_HOSTS = 3
 # the Systems sheet: the systems under test (the hosts that ran the tests, the clients) or every host
 SYSTEMS_CHOICES = ('tested', 'all')
 
@@ -54,6 +57,18 @@ LINK_SHARE_METRICS = ('throughput_mbps', 'throughput_sent_mbps', 'throughput_rec
 
 METRICS_COLUMNS = ('test_id', 'test', 'configuration', 'metric', 'unit', 'better', 'n', 'mean',
                    'stdev', 'min', 'max')
+
+
+def matrix_k_value(value):
+    """The fleet matrix's k (a host is flagged beyond k MADs), a number above 0; ValueError naming it else."""
+    try:
+        k = float(value if value not in (None, '') else matrix.DEFAULT_K)
+    except (TypeError, ValueError):
+        raise ValueError('the fleet matrix k (perflab_report_matrix_k) must be a number above 0, got %r' % (value,))
+    # NaN is no number above 0 (every comparison with it is false)
+    if isinstance(value, bool) or math.isnan(k) or math.isinf(k) or k <= 0:
+        raise ValueError('the fleet matrix k (perflab_report_matrix_k) must be a number above 0, got %r' % (value,))
+    return k
 
 
 def min_change_value(value):
@@ -398,8 +413,11 @@ class Report(object):
     """
 
     def __init__(self, source, baseline=None, group_by='config', title=None, compare=None, systems='tested',
-                 min_change_percent=0.0):
+                 min_change_percent=0.0, matrix_k=matrix.DEFAULT_K):
         self.min_change_percent = min_change_value(min_change_percent)
+        self.matrix_k = matrix_k_value(matrix_k)
+        # what the fleet matrices need of each record: its test, hosts, status and primary value
+        self._fleet = []
         if group_by not in GROUP_BY_CHOICES:
             raise ValueError('group_by must be one of %s' % ', '.join(GROUP_BY_CHOICES))
         if systems not in SYSTEMS_CHOICES:
@@ -497,6 +515,11 @@ class Report(object):
             if test is None:
                 test = self._tests[test_id] = _Test(test_id)
             test.note(record)
+            primary = record.get('primary')
+            self._fleet.append({'test_id': test_id, 'primary': primary, 'client': client,
+                                'server': _host_name(record.get('server')), 'status': record.get('status'),
+                                'error': record.get('error'),
+                                'metrics': {primary: (record.get('metrics') or {}).get(primary)} if primary else {}})
             cell = test.cells.get(label)
             if cell is None:
                 cell = test.cells[label] = _Cell()
@@ -803,6 +826,19 @@ class Report(object):
                                  'higher' if other['higher_is_better'] else 'lower', summary['n'],
                                  summary['mean'], summary['stdev'], summary['min'], summary['max']])
         return rows
+
+    def matrices(self):
+        """The fleet matrices (``matrix.build``) of the tests run between at least MATRIX_MIN_HOSTS hosts in
+        at least MATRIX_MIN_HOSTS pairs (a fleet schedule's, not a pair's or a client-server study's)."""
+        if not hasattr(self, '_matrices'):
+            pairs = {}
+            for rec in self._fleet:
+                pairs.setdefault(rec['test_id'], set()).add((rec['client'], rec['server']))
+            wanted = set(t for t, p in pairs.items()
+                         if len(p) >= MATRIX_MIN_HOSTS and len(set(h for pair in p for h in pair)) >= MATRIX_MIN_HOSTS)
+            self._matrices = matrix.build([r for r in self._fleet if r['test_id'] in wanted], self.systems,
+                                          k=self.matrix_k)
+        return self._matrices
 
     def systems_columns(self):
         return ['Configuration', 'Host', 'Run', 'Collected at'] + list(SYSTEM_FIELDS) + [

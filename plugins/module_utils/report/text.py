@@ -20,6 +20,7 @@ numbers (the test sheets' Mean and Stdev) are the same figures.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+from ansible_collections.perflab.network.plugins.module_utils.report import matrix
 from ansible_collections.perflab.network.plugins.module_utils.report import exports
 
 BAR_WIDTH = 50
@@ -114,6 +115,9 @@ def render(report, bar_width=BAR_WIDTH):
             if row['notes']:
                 line = line.ljust(label_width + value_width + len(spread) + bar_width + 6) + '  ' + ' '.join(row['notes'])
             lines.append(line.rstrip())
+    fleet = report.matrices()
+    if fleet:
+        lines += ['', 'Fleet matrix'] + [line.rstrip() for line in matrix.text(fleet)]
     return '\n'.join(lines) + '\n'
 
 

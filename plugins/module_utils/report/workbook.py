@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The workbook: Summary, one sheet per test, Systems, Intervals, Raw.
+"""The workbook: Summary, one sheet per test, a fleet matrix per test of a fleet (report/matrix.py), Systems,
+Intervals, Raw.
 
 Written with openpyxl in write-only mode: each sheet streams to its own
 temporary file, so the Raw and Intervals sheets (a row per record x metric,
@@ -28,6 +29,7 @@ try:
     from openpyxl.chart.label import DataLabelList
     from openpyxl.chart.series import SeriesLabel
     from openpyxl.styles import Alignment, Font, PatternFill
+    from openpyxl.formatting.rule import ColorScaleRule
     from openpyxl.utils import get_column_letter
     HAS_OPENPYXL = True
     OPENPYXL_IMPORT_ERROR = None
@@ -264,9 +266,16 @@ class WorkbookWriter(object):
             self.sheet_names[test.test_id] = sheet_name(test.title, used)
             used.append(self.sheet_names[test.test_id])
 
+        matrices = report.matrices()
+        matrix_names = []
+        for m in matrices:
+            matrix_names.append(sheet_name('Matrix %s' % m['test_id'], used))
+            used.append(matrix_names[-1])
+
         # sheets appear in creation order; each streams to its own temporary file
         summary = cleaning(wb.create_sheet('Summary'))
         test_sheets = [(test, cleaning(wb.create_sheet(self.sheet_names[test.test_id]))) for test in report.tests]
+        matrix_sheets = [(m, cleaning(wb.create_sheet(name))) for m, name in zip(matrices, matrix_names)]
         systems = cleaning(wb.create_sheet('Systems'))
         intervals = cleaning(wb.create_sheet('Intervals')) if self.intervals else None
         raw = cleaning(wb.create_sheet('Raw'))
@@ -274,6 +283,8 @@ class WorkbookWriter(object):
         self._write_summary(summary)
         for test, ws in test_sheets:
             self._write_test(ws, test)
+        for m, ws in matrix_sheets:
+            self._write_matrix(ws, m)
         self._write_systems(systems)
         if intervals is not None:
             self._write_intervals(intervals)
@@ -472,6 +483,45 @@ class WorkbookWriter(object):
             self.info['charts'] += 1
             row += 3 + int(chart.height / ROW_CM + 1)
         self._print_area(ws, len(header), row)
+
+    def _write_matrix(self, ws, m):
+        """A fleet matrix: senders as rows, receivers as columns (a colour scale, red the worst), each host's
+        median out (its row) and in (its column), then each host's verdict and likely cause."""
+        hosts = m['hosts']
+        n = len(hosts)
+        self._widths(ws, [18] + [12] * n + [12, 24, 60])
+        ws.freeze_panes = 'B4'
+        self._print_setup(ws, title_rows='1:3', title_cols=1)
+        styles = self.styles
+        ws.append([self._cell(ws, 'Fleet matrix: %s - %s (%s)' % (m['test_id'], m['metric'], m['unit']),
+                              font=styles.title)])
+        rule = ('Senders down, receivers across; each cell the median of the pair. A host is flagged when its median '
+                'in or out is %s the fleet median by more than %g median absolute deviations.'
+                % ('below' if m['higher_is_better'] else 'above', m['k']))
+        ws.append([self._cell(ws, rule, font=styles.italic)])
+        ws.append(self._header(ws, ['sender \\ receiver'] + hosts + ['median out'], row=3))
+        for sender in hosts:
+            ws.append([self._cell(ws, sender, font=styles.bold)]
+                      + [m['cells'].get(sender, {}).get(receiver) for receiver in hosts]
+                      + [self._cell(ws, m['hosts_out'].get(sender), font=styles.bold)])
+        ws.append([self._cell(ws, 'median in', font=styles.bold)]
+                  + [self._cell(ws, m['hosts_in'].get(receiver), font=styles.bold) for receiver in hosts])
+        if n:
+            # red the worst, green the best, whichever way the metric is better
+            low, high = ('F8696B', '63BE7B') if m['higher_is_better'] else ('63BE7B', 'F8696B')
+            ws.conditional_formatting.add(
+                'B4:%s%d' % (get_column_letter(n + 1), n + 3),
+                ColorScaleRule(start_type='min', start_color=low, mid_type='percentile', mid_value=50,
+                               mid_color='FFEB84', end_type='max', end_color=high))
+        ws.append([])
+        ws.append(self._header(ws, ['host', 'median out', 'median in', 'verdict', 'likely cause'], row=n + 6))
+        for host in hosts:
+            v = m['verdicts'][host]
+            flagged = v['verdict'] != 'healthy'
+            ws.append([self._cell(ws, host, font=styles.bold), m['hosts_out'].get(host), m['hosts_in'].get(host),
+                       self._cell(ws, v['verdict'], fill=styles.worse_fill if flagged else styles.better_fill),
+                       v['cause'] or v.get('reason') or ''])
+        self._print_area(ws, n + 2, 2 * n + 6)
 
     def _write_systems(self, ws):
         columns = self.report.systems_columns()

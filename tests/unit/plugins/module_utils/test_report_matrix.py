@@ -1,0 +1,140 @@
+# -*- coding: utf-8 -*-
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+
+import pytest
+
+from ansible_collections.perflab.network.plugins.module_utils.report import build, matrix, tables
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'results')
+# a real run of tests/integration/test_fleet.py: lab1..lab6, lab3's data link shaped (tbf, 300 Mbit/s both ways),
+# lab6 unreachable (its tests skipped), a full mesh of iperf3 TCP 1 s in rounds
+REAL = os.path.join(FIXTURES, 'fleet-mesh.jsonl')
+HOSTS = ['a', 'b', 'c', 'd', 'e']
+
+
+def rec(client, server, value, status='ok', metric='throughput_mbps', test_id='iperf3/tcp_stream/parallel=1'):
+    return {'test_id': test_id, 'primary': metric, 'client': {'name': client}, 'server': {'name': server},
+            'status': status, 'error': None if status == 'ok' else 'left out',
+            'metrics': {metric: {'value': value}} if status == 'ok' else {}}
+
+
+def mesh(values, hosts=None, **kwargs):
+    hosts = hosts or HOSTS
+    return [rec(a, b, values(a, b), **kwargs) for a in hosts for b in hosts if a != b]
+
+
+def system(host, **network):
+    base = {'interface': 'eth0', 'mtu': 1500, 'driver': 'ixgbe', 'speed_mbps': 10000, 'qdisc': 'mq (fq_codel)',
+            'offloads': {'tso': True, 'gro': True}, 'bond': None}
+    base.update(network)
+    return {'host': host, 'network': base}
+
+
+def test_the_real_fleet_run_flags_the_shaped_host_and_names_its_qdisc():
+    report, result = build.build_report([REAL])
+    [m] = report.matrices()
+    assert m['hosts'] == ['lab%d' % i for i in range(1, 7)]
+    verdicts = dict((h, v['verdict']) for h, v in m['verdicts'].items())
+    assert verdicts == {'lab1': 'healthy', 'lab2': 'healthy', 'lab3': 'slow inbound and outbound', 'lab4': 'healthy',
+                        'lab5': 'healthy', 'lab6': 'unreachable'}
+    assert m['verdicts']['lab3']['cause'].startswith('qdisc tbf (the others: ')
+    assert 'left out of the fleet' in m['verdicts']['lab6']['reason']
+    # every cell of the shaped host is near its rate, every other cell well above it
+    assert all(m['cells']['lab3'][h] < 310 for h in m['cells']['lab3'])
+    assert all(m['cells'][h]['lab3'] < 310 for h in m['cells'] if h != 'lab3')
+    assert 'lab3: slow inbound and outbound - likely cause: qdisc tbf' in result['summary']
+
+
+def test_an_even_fleet_flags_no_host_over_noise():
+    values = {'a': 940, 'b': 941, 'c': 939, 'd': 940.5, 'e': 940}
+    [m] = matrix.build(mesh(lambda a, b: min(values[a], values[b])))
+    assert set(v['verdict'] for v in m['verdicts'].values()) == set(['healthy'])
+    assert m['fleet_out'] == pytest.approx(940)
+
+
+def test_slow_outbound_only_and_the_k_rule():
+    [m] = matrix.build(mesh(lambda a, b: 400 if a == 'c' else 900 + 10 * HOSTS.index(b)))
+    assert m['verdicts']['c']['verdict'] == 'slow outbound'
+    assert m['hosts_out']['c'] == 400 and m['hosts_in']['c'] > 800
+    # a k so large nothing is far enough
+    [m] = matrix.build(mesh(lambda a, b: 400 if a == 'c' else 900 + 10 * HOSTS.index(b)), k=1000)
+    assert m['verdicts']['c']['verdict'] == 'healthy'
+
+
+def test_lower_is_better_flags_the_high_side():
+    [m] = matrix.build(mesh(lambda a, b: 80.0 if b == 'd' else 20.0, metric='latency_us_mean'))
+    assert m['higher_is_better'] is False
+    assert m['verdicts']['d']['verdict'] == 'slow inbound'
+
+
+@pytest.mark.parametrize('network,cause', [
+    ({'mtu': 9000}, 'MTU 9000 (the others: 1500)'),
+    ({'speed_mbps': 1000}, 'link speed 1000 (the others: 10000)'),
+    ({'driver': 'e1000e'}, 'driver e1000e (the others: ixgbe)'),
+    ({'offloads': {'tso': False, 'gro': True}}, 'offloads tso off (the others: the opposite)'),
+    ({'bond': {'mode': 'balance-alb', 'members': ['eth1']}}, 'bond members up 1 (the others: unknown)'),
+    ({}, matrix.NO_DIFFERENCE),
+])
+def test_the_cause_is_what_the_flagged_host_has_that_the_majority_has_not(network, cause):
+    systems = [system(h) for h in HOSTS if h != 'b'] + [system('b', **network)]
+    [m] = matrix.build(mesh(lambda a, b: 300 if 'b' in (a, b) else 900), systems)
+    assert m['verdicts']['b']['verdict'] == 'slow inbound and outbound'
+    assert m['verdicts']['b']['cause'] == cause
+    assert m['verdicts']['a']['cause'] is None
+
+
+def test_a_bond_member_down_differs_from_bonds_of_two():
+    systems = [system(h, bond={'mode': 'balance-alb', 'members': ['eth1', 'eth2']}) for h in HOSTS if h != 'e'] + [
+        system('e', bond={'mode': 'balance-alb', 'members': ['eth1']})]
+    [m] = matrix.build(mesh(lambda a, b: 300 if 'e' in (a, b) else 900), systems)
+    assert m['verdicts']['e']['cause'] == 'bond members up 1 (the others: 2)'
+
+
+def test_no_systems_data_says_so():
+    [m] = matrix.build(mesh(lambda a, b: 300 if 'e' in (a, b) else 900))
+    assert m['verdicts']['e']['cause'] == matrix.NO_DIFFERENCE + ' (no Systems data of e)'
+
+
+def test_a_host_with_only_skipped_records_is_unreachable_and_text_shows_the_grid():
+    recs = mesh(lambda a, b: 900, hosts=HOSTS[:4]) + [rec('e', h, None, status='skipped') for h in HOSTS[:4]] + \
+        [rec(h, 'e', None, status='skipped') for h in HOSTS[:4]]
+    [m] = matrix.build(recs)
+    assert m['verdicts']['e']['verdict'] == 'unreachable'
+    lines = matrix.text([m])
+    assert lines[1].split() == HOSTS + ['out']
+    assert lines[2].split() == ['a', '900', '900', '900', '-', '900']
+    assert 'e: unreachable (left out)' in lines
+
+
+@pytest.mark.parametrize('value', [0, -1, 'x', float('nan'), True])
+def test_a_bad_k_is_refused(value):
+    with pytest.raises(ValueError, match='perflab_report_matrix_k'):
+        tables.matrix_k_value(value)
+
+
+def test_a_pair_study_gets_no_matrix():
+    report, dummy = build.build_report([os.path.join(FIXTURES, 'stock.jsonl')])
+    assert report.matrices() == []
+
+
+def test_the_workbook_has_the_matrix_sheet_with_its_colour_scale(tmp_path):
+    openpyxl = pytest.importorskip('openpyxl')
+    path = str(tmp_path / 'fleet.xlsx')
+    dummy, result = build.build_report([REAL], workbook_path=path)
+    names = [n for n in result['sheets'] if n.startswith('Matrix')]
+    assert len(names) == 1 and result['sheets'].index(names[0]) == 2   # after Summary and the test's sheet
+    ws = openpyxl.load_workbook(path)[names[0]]
+    rows = [list(row) for row in ws.iter_rows(values_only=True)]
+    hosts = ['lab%d' % i for i in range(1, 7)]
+    assert rows[2] == ['sender \\ receiver'] + hosts + ['median out']
+    assert [row[0] for row in rows[3:9]] == hosts and rows[9][0] == 'median in'
+    assert rows[3][1] is None and rows[3][3] < 60 and rows[5][1] < 60   # lab1->lab3, lab3->lab1: the shaped link
+    head = [row[0] for row in rows].index('host')
+    verdicts = dict((row[0], (row[3], row[4])) for row in rows[head + 1:head + 7])
+    assert verdicts['lab3'][0] == 'slow inbound and outbound' and verdicts['lab3'][1].startswith('qdisc tbf')
+    assert verdicts['lab6'][0] == 'unreachable' and verdicts['lab1'] == ('healthy', None)
+    rules = [(str(r.sqref), [x.type for x in r.rules]) for r in ws.conditional_formatting]
+    assert rules == [('B4:G9', ['colorScale'])]
