@@ -236,7 +236,9 @@ def tear_down(lab, servers, keep_lab):
 
 def parse_by_hand(tool, test, proc):
     """The primary metric of a hand run, parsed with the collection's own parse functions."""
-    from ansible_collections.perflab.network.plugins.module_utils import parse_iperf3, parse_netperf, parse_nuttcp
+    from ansible_collections.perflab.network.plugins.module_utils.tools.iperf3 import parse as parse_iperf3
+    from ansible_collections.perflab.network.plugins.module_utils.tools.netperf import parse as parse_netperf
+    from ansible_collections.perflab.network.plugins.module_utils.tools.nuttcp import parse as parse_nuttcp
     if tool == 'iperf3':
         parsed = parse_iperf3.parse(proc.stdout)
     elif tool == 'netperf':

@@ -49,7 +49,7 @@ import time
 import labbench
 from labbench import load_average, log, median
 # labbench put .collections on the path
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 
 TARGET = 1.15
 

@@ -48,7 +48,7 @@ def sampler_cpu_cost(seconds, peer='127.0.0.1', interface='lo'):
     """CPU seconds the sampler itself spends per second of a test (its thread's reads and its ss children), on
     this host: a figure that a loaded machine does not move the way it moves a throughput or a rate."""
     import resource
-    from ansible_collections.perflab.network.plugins.module_utils import nic
+    from ansible_collections.perflab.network.plugins.module_utils.host import nic
 
     def used():
         own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -63,7 +63,7 @@ def server_sampler_cpu_cost(seconds, interface='lo'):
     """CPU seconds the server side's sampler (server_sampler.py's process) spends per second, on this host."""
     import os
     import tempfile
-    from ansible_collections.perflab.network.plugins.module_utils import server_sampler
+    from ansible_collections.perflab.network.plugins.module_utils.host import server_sampler
 
     pid_dir = tempfile.mkdtemp(prefix='perflab-sampling-')
     pid = server_sampler.start(pid_dir, interface)[0]

@@ -9,10 +9,10 @@ __metaclass__ = type
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
-from ansible_collections.perflab.network.plugins.module_utils import preflight
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils import win_action
+from ansible_collections.perflab.network.plugins.module_utils.host import windows as win
+from ansible_collections.perflab.network.plugins.module_utils.bench import preflight
+from ansible_collections.perflab.network.plugins.module_utils.host import process
+from ansible_collections.perflab.network.plugins.module_utils.bench import win_action
 from ansible_collections.perflab.network.plugins.plugin_utils.windows_action import action_module
 
 

@@ -10,11 +10,11 @@ __metaclass__ = type
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
-from ansible_collections.perflab.network.plugins.module_utils import runner
-from ansible_collections.perflab.network.plugins.module_utils import win_action
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.bench import runner
+from ansible_collections.perflab.network.plugins.module_utils.bench import win_action
 from ansible_collections.perflab.network.plugins.plugin_utils.windows_action import action_module
-from ansible_collections.perflab.network.plugins.module_utils.host_windows import WindowsHost
+from ansible_collections.perflab.network.plugins.module_utils.host.windows import WindowsHost
 
 
 def run_windows_test(args, check_mode, execute):

@@ -9,12 +9,12 @@ __metaclass__ = type
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils import sysprofile
-from ansible_collections.perflab.network.plugins.module_utils import win_action
+from ansible_collections.perflab.network.plugins.module_utils.host import windows as win
+from ansible_collections.perflab.network.plugins.module_utils.host import process
+from ansible_collections.perflab.network.plugins.module_utils.host import sysprofile
+from ansible_collections.perflab.network.plugins.module_utils.bench import win_action
 from ansible_collections.perflab.network.plugins.plugin_utils.windows_action import action_module
-from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id
+from ansible_collections.perflab.network.plugins.module_utils.core.record import new_run_id
 
 SPEC = dict(interface=dict(type='str'), run_id=dict(type='str'), config=dict(type='str', default=''),
             host_name=dict(type='str'))

@@ -213,9 +213,9 @@ import time
 from ansible import context
 from ansible.plugins.callback import CallbackBase
 
-from ansible_collections.perflab.network.plugins.module_utils import names
-from ansible_collections.perflab.network.plugins.module_utils import limits
-from ansible_collections.perflab.network.plugins.module_utils.record import add_design, new_run_id, primary_value
+from ansible_collections.perflab.network.plugins.module_utils.core import names
+from ansible_collections.perflab.network.plugins.module_utils.core import limits
+from ansible_collections.perflab.network.plugins.module_utils.core.record import add_design, new_run_id, primary_value
 from ansible_collections.perflab.network.plugins.module_utils.report import build, store, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.text import format_value
 

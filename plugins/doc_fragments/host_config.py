@@ -8,7 +8,7 @@ __metaclass__ = type
 
 class ModuleDocFragment(object):
     """The option of the modules that read a host's network configuration files (bonding_info,
-    host_network_info; their argument spec: module_utils/host_network.py CONFIG_FILE_ARGS). Each module
+    host_network_info; their argument spec: module_utils/host/network.py CONFIG_FILE_ARGS). Each module
     documents O(own_prefix) itself: what an own file means differs."""
 
     DOCUMENTATION = r'''

@@ -114,7 +114,7 @@ options:
         default: '0644'
 '''
 
-    # tuning_sysctl and tuning_ethtool (Linux, with a diff): their state and snapshot (module_utils/host_snapshot.py
+    # tuning_sysctl and tuning_ethtool (Linux, with a diff): their state and snapshot (module_utils/host/snapshot.py
     # TUNED_STOCK_ARGS)
     TUNED_STOCK = r'''
 attributes:

@@ -164,7 +164,7 @@ options:
         C(/usr/local/bin), C(/usr/sbin), C(/usr/bin), C(/sbin), C(/bin), C(/opt/perflab/bin) (the tools role's default
         C(tools_prefix)) and C(/opt/ethr); on Windows before C(C:\ProgramData\chocolatey\bin), C(C:\perflab\bin) and
         C(C:\perflab\ethr). Every test module and M(perflab.network.bench_server) look up their tools this one way
-        (C(plugins/module_utils/process.py) C(search_dirs)); the benchmark role passes C(benchmark_tool_paths) and the
+        (C(plugins/module_utils/host/process.py) C(search_dirs)); the benchmark role passes C(benchmark_tool_paths) and the
         tools role's C(<tools_prefix>/bin).
       - A relative folder is refused; a tool found nowhere fails the module naming every folder looked in.
     type: list
@@ -174,7 +174,7 @@ options:
 
 class ModuleDocFragment(object):
     """The fragment every test module (each tool's and bench_test) lists alone: its common options
-    (plugins/module_utils/common_args.py TEST_COMMON_ARGS), its attributes and what it returns, written once
+    (plugins/module_utils/core/common_args.py TEST_COMMON_ARGS), its attributes and what it returns, written once
     (_TEST_MODULES), with the attributes fragment's text under it. The test modules measure and change nothing;
     in check mode only the tool's version probe runs."""
 

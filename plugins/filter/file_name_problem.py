@@ -40,7 +40,7 @@ _value:
   type: str
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils.names import name_problem
+from ansible_collections.perflab.network.plugins.module_utils.core.names import name_problem
 
 
 def file_name_problem(value, field):

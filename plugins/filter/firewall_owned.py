@@ -52,7 +52,7 @@ _value:
 
 from ansible.module_utils.six import string_types
 
-from ansible_collections.perflab.network.plugins.module_utils import firewall_owned as owned
+from ansible_collections.perflab.network.plugins.module_utils.host import firewall_owned as owned
 
 
 def firewall_owned(wanted, recorded, present):

@@ -10,7 +10,7 @@ name: fleet_plan
 short_description: A fleet's schedule in rounds in which no host takes part in two tests
 version_added: 0.3.0
 description:
-  - Returns the plan of a fleet schedule over the input's hosts (module_utils/fleet.py), C({schedule, stress, hub,
+  - Returns the plan of a fleet schedule over the input's hosts (module_utils/plan/fleet.py), C({schedule, stress, hub,
     hosts, rounds, tests, skipped, left_out, expected_s, slice, summary}). C(rounds) is a list of C({round, tests}),
     a test C({client, server}); C(skipped) the tests of hosts left out, C({client, server, reason}).
   - V(mesh) is a round-robin tournament (circle method) - N-1 pairings of N/2 pairs for even N, N pairings with one
@@ -75,7 +75,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.perflab.network.plugins.module_utils import fleet as fleets
+from ansible_collections.perflab.network.plugins.module_utils.plan import fleet as fleets
 
 
 def fleet_plan(hosts, schedule='mesh', hub=None, stress=False, left_out=None, test_seconds=0, slice_number=None,

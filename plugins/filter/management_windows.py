@@ -52,7 +52,7 @@ _value:
   type: dict
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import host_network
+from ansible_collections.perflab.network.plugins.module_utils.host import network as host_network
 
 
 def management_windows(facts_interfaces, ansible_host='', ssh_connection='', gateway_fallback=False):

@@ -14,7 +14,7 @@ description:
     runs; a test whose repetitions are C(auto) goes on while the rule (at least C(min) runs, at most C(max), until the 95 %
     confidence interval of its primary metric's mean is within C(ci_percent) of the mean) says so, from the values
     a resumed run recorded (the item's C(repetitions_earlier)) and this run's. A fixed test's item always runs.
-  - The decision is C(plugins/module_utils/repetitions.py) C(decide), the one the records' C(repetitions_auto) holds.
+  - The decision is C(plugins/module_utils/plan/repetitions.py) C(decide), the one the records' C(repetitions_auto) holds.
 author:
   - perflab.network maintainers (@perflab)
 options:
@@ -46,7 +46,7 @@ _value:
   type: dict
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import repetitions
+from ansible_collections.perflab.network.plugins.module_utils.plan import repetitions
 
 
 def repetitions_next(item, records):

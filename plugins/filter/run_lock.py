@@ -38,7 +38,7 @@ _value:
   type: dict
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import run_lock as locks
+from ansible_collections.perflab.network.plugins.module_utils.host import run_lock as locks
 
 
 def run_lock(holder):

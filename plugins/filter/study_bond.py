@@ -56,7 +56,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.perflab.network.plugins.module_utils import study
+from ansible_collections.perflab.network.plugins.module_utils.plan import study
 
 
 def study_bond(bond, change=study.DEFAULT_BOND_CHANGE, stock_mtu=1500, jumbo_mtu=9000, data_interface=''):

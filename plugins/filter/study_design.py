@@ -59,7 +59,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.perflab.network.plugins.module_utils import study
+from ansible_collections.perflab.network.plugins.module_utils.plan import study
 
 
 def study_design(states, repetitions=1, design=None, order=None, seed=None, problems=False):

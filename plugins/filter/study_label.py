@@ -55,7 +55,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.perflab.network.plugins.module_utils import study
+from ansible_collections.perflab.network.plugins.module_utils.plan import study
 
 
 def study_label(facts, system_label='', tuned=False, profile='throughput', part='label'):

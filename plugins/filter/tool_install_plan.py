@@ -14,7 +14,7 @@ description:
   - Returns, for every tool of the collection's registry in the registry's order, how the
     C(perflab.network.tools) role installs it on the install family given (C(Debian), C(Ubuntu), C(RedHat),
     C(Fedora), C(ClearLinux), C(FreeBSD), C(Windows)), as the tool's registry file
-    (C(plugins/module_utils/tools/<tool>.py) C(install)) says it, C({method, packages, apt_component, repo,
+    (C(plugins/module_utils/tools/<tool>/tool.py) C(install)) says it, C({method, packages, apt_component, repo,
     asset, binary, reason}).
   - The role's per-OS vars files name their family (C(__tools_install_family)) and hold no tool names; the
     role's plan (M(perflab.network.tools_plan)) reads this table.
@@ -41,7 +41,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 
 
 def tool_install_plan(family):

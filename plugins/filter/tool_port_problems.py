@@ -13,7 +13,7 @@ version_added: 0.3.0
 description:
   - Checks the firewall role's settings of the tools' openings outside a plan (C(firewall_iperf3_ports),
     C(firewall_netperf_data_ports), C(firewall_nuttcp_streams)) against the ranges the tool files declare
-    (C(plugins/module_utils/tools/<tool>.py) C(firewall_settings)), and returns one message per setting out of
+    (C(plugins/module_utils/tools/<tool>/tool.py) C(firewall_settings)), and returns one message per setting out of
     range, naming the role's variable; an empty list when all are right.
   - The C(perflab.network.firewall) role's preflight refuses these before it changes anything.
 author:
@@ -40,7 +40,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 
 
 def tool_port_problems(settings):

@@ -25,7 +25,7 @@ options:
   iperf3_ports:
     description:
       - How many iperf3 servers, on consecutive ports from 5201 (1-64).
-      - This and the other settings are the tool files' C(firewall_settings) (C(plugins/module_utils/tools/<tool>.py));
+      - This and the other settings are the tool files' C(firewall_settings) (C(plugins/module_utils/tools/<tool>/tool.py));
         each has its default and range there; the firewall role passes its C(firewall_<setting>) variables.
     type: int
     default: 1
@@ -56,7 +56,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 
 
 def tool_ports(tools, **settings):

@@ -10,7 +10,7 @@ name: tool_search_path
 short_description: The PATH the benchmark tools are looked for in, in the order every test module uses
 version_added: 0.2.0
 description:
-  - Returns the folders the collection's one tool lookup searches (C(plugins/module_utils/process.py) C(search_dirs),
+  - Returns the folders the collection's one tool lookup searches (C(plugins/module_utils/host/process.py) C(search_dirs),
     on Windows C(host_windows.WindowsHost.search_dirs)) joined as a PATH - the host's PATH first, then the
     folders given, then the usual folders (C(/usr/local/sbin) ... C(/opt/perflab/bin), C(/opt/ethr); on Windows
     Chocolatey's shims, C(C:\perflab\bin), C(C:\perflab\ethr)).
@@ -52,8 +52,8 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.perflab.network.plugins.module_utils import host_windows
-from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils.host import windows as host_windows
+from ansible_collections.perflab.network.plugins.module_utils.host import process
 
 
 def tool_search_path(tool_paths, path='', windows=False):

@@ -11,7 +11,7 @@ short_description: A benchmark tool's version from its version output, as the te
 version_added: 0.2.0
 description:
   - Reads the version out of what a tool prints when asked for it (C(iperf3 --version), C(iperf -v), C(netperf -V),
-    C(nuttcp -V), C(ethr -h)) with the tool's own registry file (C(plugins/module_utils/tools/<tool>.py)
+    C(nuttcp -V), C(ethr -h)) with the tool's own registry file (C(plugins/module_utils/tools/<tool>/tool.py)
     C(parse_version)), the one reading the test modules record as C(tool_version) and the reports put in their
     titles - so that the tools role's C(perflab_tools) and the records say the same (ethr C(1.0.0), not C(v1.0.0)).
 author:
@@ -41,7 +41,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 
 
 def tool_version(text, tool):

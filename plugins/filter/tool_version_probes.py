@@ -12,7 +12,7 @@ version_added: 0.3.0
 description:
   - Returns, for every tool of the collection's registry in the registry's order, the executable the tool's
     client runs (C(binary), for example C(iperf3), C(iperf), C(netperf), C(nuttcp), C(ethr)) and the arguments that
-    make it print its version (C(args)), as the tool's registry file (C(plugins/module_utils/tools/<tool>.py)
+    make it print its version (C(args)), as the tool's registry file (C(plugins/module_utils/tools/<tool>/tool.py)
     C(client_executable) and C(version_argv)) gives them, the probe the test modules run before each test.
   - The C(perflab.network.tools) role finds and asks the tools with it; its keys are the role's list of every
     tool. The answer is read with P(perflab.network.tool_version#filter).
@@ -42,7 +42,7 @@ _value:
   type: dict
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 
 
 def tool_version_probes(_ignored=None):

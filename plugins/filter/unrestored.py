@@ -38,7 +38,7 @@ _value:
   type: raw
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import host_snapshot
+from ansible_collections.perflab.network.plugins.module_utils.host import snapshot as host_snapshot
 
 
 def unrestored(found, **sections):

@@ -35,7 +35,7 @@ _value:
   type: path
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils.names import user_path
+from ansible_collections.perflab.network.plugins.module_utils.core.names import user_path
 
 
 class FilterModule(object):

@@ -98,7 +98,7 @@ holder:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.perflab.network.plugins.module_utils import run_lock
+from ansible_collections.perflab.network.plugins.module_utils.host import run_lock
 
 
 def main():

@@ -261,7 +261,7 @@ pings:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.perflab.network.plugins.module_utils.preflight import argument_spec, param_errors, preflight_result
+from ansible_collections.perflab.network.plugins.module_utils.bench.preflight import argument_spec, param_errors, preflight_result
 
 
 def main():

@@ -114,7 +114,7 @@ perflab_finished:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.perflab.network.plugins.module_utils import plan_records
+from ansible_collections.perflab.network.plugins.module_utils.plan import records as plan_records
 
 
 def main():

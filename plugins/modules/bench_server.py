@@ -45,7 +45,7 @@ description:
     it daemonizes by default and the pidfile would be wrong); nuttcp C(nuttcp -S --nofork --no3rdparty -PPORT)
     (nuttcp 6 servers cannot bind an address, they listen on all); ethr C(ethr -s -port PORT -no [-ip BIND]);
     iperf2 C(iperf -s -p PORT [-B BIND]) (its TCP server). Each is the tool's registry file's
-    (C(plugins/module_utils/tools/<tool>.py))."
+    (C(plugins/module_utils/tools/<tool>/tool.py))."
 extends_documentation_fragment:
   - perflab.network.attributes.windows_action
   - perflab.network.attributes
@@ -271,15 +271,15 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.perflab.network.plugins.module_utils import common_args
-from ansible_collections.perflab.network.plugins.module_utils import host_platform
-from ansible_collections.perflab.network.plugins.module_utils import limits
-from ansible_collections.perflab.network.plugins.module_utils import nic
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils import registry
-from ansible_collections.perflab.network.plugins.module_utils import server_sampler
-from ansible_collections.perflab.network.plugins.module_utils import servers as server_args
-from ansible_collections.perflab.network.plugins.module_utils.servers import (
+from ansible_collections.perflab.network.plugins.module_utils.core import common_args
+from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
+from ansible_collections.perflab.network.plugins.module_utils.core import limits
+from ansible_collections.perflab.network.plugins.module_utils.host import nic
+from ansible_collections.perflab.network.plugins.module_utils.host import process
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.host import server_sampler
+from ansible_collections.perflab.network.plugins.module_utils.bench import servers as server_args
+from ansible_collections.perflab.network.plugins.module_utils.bench.servers import (
     ARGUMENT_RULES, TOOLS, argument_spec, call_errors, groups_of, listen_address, server_command)
 
 LOG_TAIL_CHARS = 600

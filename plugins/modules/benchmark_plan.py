@@ -308,15 +308,15 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.yaml import yaml_load
-from ansible_collections.perflab.network.plugins.module_utils import common_args
-from ansible_collections.perflab.network.plugins.module_utils import fleet as fleets
-from ansible_collections.perflab.network.plugins.module_utils import names
-from ansible_collections.perflab.network.plugins.module_utils import suite as suites
-from ansible_collections.perflab.network.plugins.module_utils import record as records
-from ansible_collections.perflab.network.plugins.module_utils import plan_records
-from ansible_collections.perflab.network.plugins.module_utils import registry
-from ansible_collections.perflab.network.plugins.module_utils import study
-from ansible_collections.perflab.network.plugins.module_utils.host_windows import WindowsHost
+from ansible_collections.perflab.network.plugins.module_utils.core import common_args
+from ansible_collections.perflab.network.plugins.module_utils.plan import fleet as fleets
+from ansible_collections.perflab.network.plugins.module_utils.core import names
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite as suites
+from ansible_collections.perflab.network.plugins.module_utils.core import record as records
+from ansible_collections.perflab.network.plugins.module_utils.plan import records as plan_records
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.plan import study
+from ansible_collections.perflab.network.plugins.module_utils.host.windows import WindowsHost
 from ansible_collections.perflab.network.plugins.module_utils.report import store
 
 

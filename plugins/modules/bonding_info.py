@@ -118,7 +118,7 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.perflab.network.plugins.module_utils import host_network
+from ansible_collections.perflab.network.plugins.module_utils.host import network as host_network
 
 SYS_NET = '/sys/class/net'
 # the one order of host_network; FreeBSD is found on FreeBSD only

@@ -157,7 +157,7 @@ perflab_result:
       sample: [{t: 1.0, throughput_mbps: 12500.0}, {t: 2.0, throughput_mbps: 13100.0}]
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import runner
+from ansible_collections.perflab.network.plugins.module_utils.bench import runner
 
 
 def main():

@@ -220,7 +220,7 @@ import re
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.perflab.network.plugins.module_utils import host_snapshot
+from ansible_collections.perflab.network.plugins.module_utils.host import snapshot as host_snapshot
 
 INPUT_FAMILIES = ('ip', 'ip6', 'inet')
 TAG_RE = re.compile(r'^[A-Za-z0-9._-]{1,32}$')

@@ -134,7 +134,7 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.perflab.network.plugins.module_utils import host_guard
+from ansible_collections.perflab.network.plugins.module_utils.host import guard as host_guard
 
 
 def _run(module, argv):

@@ -195,7 +195,7 @@ import platform
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.perflab.network.plugins.module_utils import host_network
+from ansible_collections.perflab.network.plugins.module_utils.host import network as host_network
 
 
 def main():

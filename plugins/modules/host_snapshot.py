@@ -182,7 +182,7 @@ msg:
   sample: "partial restore: /var/lib/perflab/tuning/stock.json kept with what is left to restore (sysctls: net.ipv4.tcp_rmem)"
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import host_snapshot
+from ansible_collections.perflab.network.plugins.module_utils.host import snapshot as host_snapshot
 
 
 def main():

@@ -95,7 +95,7 @@ perflab_result:
       type: dict
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import runner
+from ansible_collections.perflab.network.plugins.module_utils.bench import runner
 
 
 def main():

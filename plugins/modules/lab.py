@@ -216,15 +216,15 @@ import re
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.perflab.network.plugins.module_utils import registry
-from ansible_collections.perflab.network.plugins.module_utils.lab import down as lab_down, status as lab_status, up as lab_up
-from ansible_collections.perflab.network.plugins.module_utils.lab_base import base_ready
-from ansible_collections.perflab.network.plugins.module_utils.lab_mgmt import mgmt_present
-from ansible_collections.perflab.network.plugins.module_utils.lab_preflight import preflight
-from ansible_collections.perflab.network.plugins.module_utils.lab_spec import LabSpec, saved_spec, spec_summary
-from ansible_collections.perflab.network.plugins.module_utils.lab_util import LabError
-from ansible_collections.perflab.network.plugins.module_utils.lab_vm import image_for as vm_image_for, snapshot as lab_snapshot
-from ansible_collections.perflab.network.plugins.module_utils.lab_vm_image import build_image
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.lab.control import down as lab_down, status as lab_status, up as lab_up
+from ansible_collections.perflab.network.plugins.module_utils.lab.base import base_ready
+from ansible_collections.perflab.network.plugins.module_utils.lab.mgmt import mgmt_present
+from ansible_collections.perflab.network.plugins.module_utils.lab.preflight import preflight
+from ansible_collections.perflab.network.plugins.module_utils.lab.spec import LabSpec, saved_spec, spec_summary
+from ansible_collections.perflab.network.plugins.module_utils.lab.util import LabError
+from ansible_collections.perflab.network.plugins.module_utils.lab.vm import image_for as vm_image_for, snapshot as lab_snapshot
+from ansible_collections.perflab.network.plugins.module_utils.lab.vm_image import build_image
 
 PUBLIC_HOST_KEYS = ('name', 'netns', 'mgmt_address', 'mgmt_interface', 'data_address', 'data_prefix',
                     'data_interface', 'data_interfaces', 'ssh_port', 'mtu', 'running')

@@ -204,7 +204,7 @@ confidence:
   sample: [{iterations: 3, width_pct: 1.7, level_pct: 99, requested_width_pct: 5.0, achieved: true}]
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import runner
+from ansible_collections.perflab.network.plugins.module_utils.bench import runner
 
 
 def main():

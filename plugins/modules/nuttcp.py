@@ -124,7 +124,7 @@ perflab_result:
       sample: [{t: 1.0, throughput_mbps: 9398.2, retransmits: 0.0}]
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import runner
+from ansible_collections.perflab.network.plugins.module_utils.bench import runner
 
 
 def main():

@@ -121,7 +121,7 @@ perflab_result:
       sample: []
 '''
 
-from ansible_collections.perflab.network.plugins.module_utils import runner
+from ansible_collections.perflab.network.plugins.module_utils.bench import runner
 
 
 def main():

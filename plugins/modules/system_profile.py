@@ -174,11 +174,11 @@ import socket
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.perflab.network.plugins.module_utils import host_platform
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils import sysprofile
-from ansible_collections.perflab.network.plugins.module_utils.nic import valid_interface_name
-from ansible_collections.perflab.network.plugins.module_utils.record import new_run_id
+from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
+from ansible_collections.perflab.network.plugins.module_utils.host import process
+from ansible_collections.perflab.network.plugins.module_utils.host import sysprofile
+from ansible_collections.perflab.network.plugins.module_utils.host.nic import valid_interface_name
+from ansible_collections.perflab.network.plugins.module_utils.core.record import new_run_id
 
 TOOL_TIMEOUT_S = 20
 

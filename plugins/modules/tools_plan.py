@@ -211,7 +211,7 @@ extra_packages:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.perflab.network.plugins.module_utils import tools_plan
+from ansible_collections.perflab.network.plugins.module_utils.plan import tools_plan
 
 REQUEST_KEYS = ('default_list', 'state', 'versions', 'build_from_source', 'ethr_version', 'ethr_url', 'ethr_checksum', 'ethr_src',
                 'ethr_optional', 'nuttcp_windows_src', 'download_timeout', 'apt_cache_valid_time', 'prefix', 'installed')

@@ -132,8 +132,8 @@ import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.perflab.network.plugins.module_utils import host_snapshot as snapshots
-from ansible_collections.perflab.network.plugins.module_utils.tuning_ethtool_utils import (
+from ansible_collections.perflab.network.plugins.module_utils.host import snapshot as snapshots
+from ansible_collections.perflab.network.plugins.module_utils.host.tuning_ethtool_utils import (
     COALESCE_BOOL_PARAMS, COALESCE_PARAMS, RING_PARAMS,
     canonical_feature, coalesce_argv, features_argv, features_diff, first_error_line,
     parse_coalesce, parse_driver, parse_features, parse_rings, rings_argv,

@@ -214,8 +214,8 @@ import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.perflab.network.plugins.module_utils import host_snapshot as snapshots
-from ansible_collections.perflab.network.plugins.module_utils.tuning_sysctl_utils import (
+from ansible_collections.perflab.network.plugins.module_utils.host import snapshot as snapshots
+from ansible_collections.perflab.network.plugins.module_utils.host.tuning_sysctl_utils import (
     ProcSys, apply_key, cpu_dma_latency_problem, cpu_dma_latency_text, detect_netns, governor_skip_reason,
     normalize, restore_key, skipped, summarize, validate_key,
     CPU_DMA_LATENCY_KEY, GOVERNOR_KEY, THP_KEY, STATUS_APPLIED, STATUS_RESTORED, STATUS_UNCHANGED,

@@ -12,7 +12,7 @@ __metaclass__ = type
 from ansible.plugins.action import ActionBase
 from ansible.plugins.action.normal import ActionModule as NormalAction
 
-from ansible_collections.perflab.network.plugins.module_utils.win_action import executor, is_windows
+from ansible_collections.perflab.network.plugins.module_utils.bench.win_action import executor, is_windows
 
 
 def action_module(windows_side):

@@ -813,7 +813,7 @@ def test_no_input_reaches_a_shell_unquoted():
         # tests/unit/plugins/module_utils/test_host_guard.py) and whose extra lines are only the bonding
         # role's rollback.sh.j2 (checked below as a template)
         allowed_py = [(w, what) for w, what in py if what == 'sh -c' and w.startswith(
-            ('plugins/module_utils/lab_hosts.py:', 'plugins/module_utils/host_guard.py:'))]
+            ('plugins/module_utils/lab/hosts.py:', 'plugins/module_utils/host/guard.py:'))]
         assert sorted(py) == sorted(allowed_py), 'Python starts a shell: %s' % sorted(set(py) - set(allowed_py))
         yml = shell_templates()
         bad = []

@@ -26,7 +26,7 @@ import pytest
 
 from conftest import run_playbook
 
-from ansible_collections.perflab.network.plugins.module_utils import limits
+from ansible_collections.perflab.network.plugins.module_utils.core import limits
 
 pytestmark = pytest.mark.lab
 NAME, MGMT, DATA = 'lim35', '10.246.0.0/24', '10.246.1.0/24'

@@ -25,7 +25,7 @@ DURATION = 2
 
 def quick_test_ids():
     sys.path.insert(0, str(ROOT / '.collections'))
-    from ansible_collections.perflab.network.plugins.module_utils import suite
+    from ansible_collections.perflab.network.plugins.module_utils.plan import suite
     return [t['test_id'] for t in suite.expand_suite(yaml.safe_load(SUITE.read_text()))]
 
 

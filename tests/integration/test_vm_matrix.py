@@ -29,7 +29,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import lab_vm
+from ansible_collections.perflab.network.plugins.module_utils.lab import vm as lab_vm
 
 from conftest import run_playbook
 from test_vm_lab import (data, firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them, iperf3,

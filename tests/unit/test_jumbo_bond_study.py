@@ -3,7 +3,7 @@
 """The jumbo-bond study changes one thing by default, as the seed did (issue #28.4).
 
 The seed kept the bond and changed only the MTU (4.87 -> 9.08 Gbit/s). The study's configurations come
-from module_utils/study.py (bond_study); here the study's own task file and stages are templated with
+from module_utils/plan/study.py (bond_study); here the study's own task file and stages are templated with
 ansible-core's Templar over a VM lab host's variables (its perflab_bond as the lab writes it: apply
 tuned, MTU 9000), so what is asserted is what the playbook does by default, not only what the function can do.
 """
@@ -20,7 +20,7 @@ from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
 from ansible_collections.perflab.network.plugins.filter.study_bond import study_bond
-from ansible_collections.perflab.network.plugins.module_utils import study
+from ansible_collections.perflab.network.plugins.module_utils.plan import study
 
 try:
     from ansible.template import trust_as_template   # ansible-core 2.19+: only trusted text is templated

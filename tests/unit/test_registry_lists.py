@@ -22,11 +22,11 @@ import re
 
 import yaml
 
-from ansible_collections.perflab.network.plugins.module_utils import lab_vm_image
-from ansible_collections.perflab.network.plugins.module_utils import runner
-from ansible_collections.perflab.network.plugins.module_utils import servers
-from ansible_collections.perflab.network.plugins.module_utils import registry
-from ansible_collections.perflab.network.plugins.module_utils.tool import INSTALL_FAMILIES
+from ansible_collections.perflab.network.plugins.module_utils.lab import vm_image as lab_vm_image
+from ansible_collections.perflab.network.plugins.module_utils.bench import runner
+from ansible_collections.perflab.network.plugins.module_utils.bench import servers
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools.tool import INSTALL_FAMILIES
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 NAMES = set(registry.NAMES)
@@ -180,7 +180,7 @@ def test_the_tools_role_knows_every_tool_on_every_os():
     per-OS vars files name a family and no tool; every family is some vars file's."""
     problems = []
     for name, tool in registry.TOOLS.items():
-        where = 'plugins/module_utils/tools/%s.py: install' % name
+        where = 'plugins/module_utils/tools/%s/tool.py: install' % name
         problems.append(differs(where + ' families', tool.install, INSTALL_FAMILIES))
         for family, entry in tool.install.items():
             if entry.get('method') not in ('package', 'source', 'release_zip', 'release_binary', 'unavailable'):
@@ -251,7 +251,7 @@ def test_the_vm_image_holds_every_package_the_tools_role_installs_on_debian():
     plan = registry.install_plan('Debian')
     wanted = [package for entry in plan.values() if entry.get('method') == 'package' for package in entry['packages']]
     assert registry.packages('Debian') == wanted
-    assert not set(wanted) & set(lab_vm_image.VM_PACKAGES), 'plugins/module_utils/lab_vm_image.py: VM_PACKAGES'
+    assert not set(wanted) & set(lab_vm_image.VM_PACKAGES), 'plugins/module_utils/lab/vm_image.py: VM_PACKAGES'
     image = lab_vm_image.VmImage('/c', 'bookworm', tool_packages=registry.packages('Debian'))
     assert set(wanted) <= set(image.packages)
     assert "vm_tool_packages=registry.packages('Debian')" in read('plugins/modules/lab.py')
@@ -453,7 +453,7 @@ def test_the_firewall_role_s_tool_settings_are_the_tool_files():
                                ('plugins/filter/tool_ports.py: %s default' % name,
                                 (filter_doc.get(name) or {}).get('default'))):
             if default != option.default:
-                problems.append('%s is %r, plugins/module_utils/tools/%s.py says %r'
+                problems.append('%s is %r, plugins/module_utils/tools/%s/tool.py says %r'
                                 % (where, default, tool.name, option.default))
         if (spec.get(variable) or {}).get('type') != option.kind:
             problems.append('roles/firewall/meta/argument_specs.yml: %s type %s, the tool file says %s'
@@ -477,10 +477,10 @@ PARTIAL_LISTS = [
     ('plugins/modules/bench_server.py', r'Server executable; default', 'executables (iperf is iperf2, netserver netperf)'),
     ('roles/tools/README.md', r'^\| `tools_list` \| `\[iperf3, netperf, nuttcp, ethr\]`', 'the tools role\'s default list'),
     ('docs/result-record.md', r'^\| `reading` \|', 'which count each of these tools reports'),
-    ('plugins/module_utils/record.py', r"a tool's own CPU use adds up|a rate of 0 is no result", 'facts of some tools'),
+    ('plugins/module_utils/core/record.py', r"a tool's own CPU use adds up|a rate of 0 is no result", 'facts of some tools'),
     ('plugins/module_utils/report/workbook.py', r"a sender's interval rate is throughput_sent_mbps",
      'the tools whose intervals are the sender\'s'),
-    ('plugins/module_utils/tool.py', r'only UDP takes: iperf3, iperf2, nuttcp', 'the tools that take a UDP rate'),
+    ('plugins/module_utils/tools/tool.py', r'only UDP takes: iperf3, iperf2, nuttcp', 'the tools that take a UDP rate'),
     ('roles/benchmark/README.md', r'^\| `phoronix-network` \||nuttcp 5000, ethr 8888, iperf2 5401',
      'a suite\'s matrix; the rest of a port passage checked by the port test'),
     ('roles/tools/README.md', r'^\| Windows Server 2019\+ \|', 'what is tested on Windows'),
@@ -490,7 +490,7 @@ PARTIAL_LISTS = [
 def list_texts():
     """(file, text) of every file where a list of tools could be written."""
     patterns = [('docs', '*.md'), ('roles', '*', 'README.md'), ('plugins', '*', '*.py'),
-                ('plugins', 'module_utils', '*', '*.py'), ('roles', '*', 'meta', '*.yml'),
+                ('plugins', 'module_utils', '**', '*.py'), ('roles', '*', 'meta', '*.yml'),
                 ('roles', '*', 'defaults', '*.yml'), ('roles', '*', 'vars', '*.yml'), ('roles', '*', 'tasks', '*.yml'),
                 ('roles', '*', 'templates', '*'), ('playbooks', '**', '*.yml')]
     paths = [os.path.join(ROOT, 'README.md')]

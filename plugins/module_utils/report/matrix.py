@@ -14,7 +14,7 @@ cause is what its Systems data (the data NIC's facts) says that the majority of 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.perflab.network.plugins.module_utils import record as records
+from ansible_collections.perflab.network.plugins.module_utils.core import record as records
 
 DEFAULT_K = 3.0
 # the MAD's floor, a share of the fleet median

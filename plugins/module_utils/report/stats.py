@@ -5,7 +5,7 @@
 
 """Descriptive statistics, confidence intervals, Welch's t-test, Holm's correction and the verdicts, without scipy.
 
-The sample statistics and the Student t distribution live in ``module_utils/statistics.py`` (the runs' repetition
+The sample statistics and the Student t distribution live in ``module_utils/core/statistics.py`` (the runs' repetition
 rule needs them too); they are imported here under their names, so that the report has one module to ask.
 """
 
@@ -15,9 +15,9 @@ __metaclass__ = type
 import math
 
 # pylint: disable=unused-import
-from ansible_collections.perflab.network.plugins.module_utils.statistics import (  # noqa: F401
-    CONFIDENCE, cv_percent, mean, mean_interval, median, regularized_incomplete_beta, stdev, student_t_cdf,
-    student_t_quantile, student_t_two_sided_p, variance)
+from ansible_collections.perflab.network.plugins.module_utils.core.statistics import (  # noqa: F401
+         CONFIDENCE, cv_percent, mean, mean_interval, median, regularized_incomplete_beta, stdev, student_t_cdf,
+         student_t_quantile, student_t_two_sided_p, variance)
 # pylint: enable=unused-import
 
 SIGNIFICANCE_LEVEL = 0.05

@@ -27,9 +27,9 @@ import json
 import os
 import tempfile
 
-from ansible_collections.perflab.network.plugins.module_utils.record import SCHEMA as RESULT_SCHEMA
-from ansible_collections.perflab.network.plugins.module_utils.record import BULKY, record_run_key
-from ansible_collections.perflab.network.plugins.module_utils.record import READABLE_MAJORS as RESULT_MAJORS
+from ansible_collections.perflab.network.plugins.module_utils.core.record import SCHEMA as RESULT_SCHEMA
+from ansible_collections.perflab.network.plugins.module_utils.core.record import BULKY, record_run_key
+from ansible_collections.perflab.network.plugins.module_utils.core.record import READABLE_MAJORS as RESULT_MAJORS
 
 SYSTEM_SCHEMA = 'perflab.system/1'
 

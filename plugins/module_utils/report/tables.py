@@ -20,7 +20,9 @@ __metaclass__ = type
 
 import math
 
-from ansible_collections.perflab.network.plugins.module_utils import limits, record, registry
+from ansible_collections.perflab.network.plugins.module_utils.core import limits
+from ansible_collections.perflab.network.plugins.module_utils.core import record
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 from ansible_collections.perflab.network.plugins.module_utils.report import matrix
 from ansible_collections.perflab.network.plugins.module_utils.report import stats
 from ansible_collections.perflab.network.plugins.module_utils.report.store import RESULT, SYSTEM, duplicates_note

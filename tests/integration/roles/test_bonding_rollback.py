@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import host_guard
+from ansible_collections.perflab.network.plugins.module_utils.host import guard as host_guard
 
 ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent

@@ -23,12 +23,12 @@ from ansible_collections.perflab.network.plugins.action import bench_preflight a
 from ansible_collections.perflab.network.plugins.filter.study_label import study_label
 from ansible_collections.perflab.network.plugins.filter.tool_executables import tool_executables
 from ansible_collections.perflab.network.plugins.filter.tool_search_path import tool_search_path
-from ansible_collections.perflab.network.plugins.module_utils import host_platform
-from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
-from ansible_collections.perflab.network.plugins.module_utils import preflight
-from ansible_collections.perflab.network.plugins.module_utils import registry
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
+from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
+from ansible_collections.perflab.network.plugins.module_utils.host import windows as win
+from ansible_collections.perflab.network.plugins.module_utils.bench import preflight
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.host import process
+from ansible_collections.perflab.network.plugins.module_utils.host.process import ProcessResult
 from ansible_collections.perflab.network.plugins.modules import benchmark_plan
 
 try:

@@ -15,8 +15,8 @@ import yaml
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
-from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
-from ansible_collections.perflab.network.plugins.module_utils import preflight
+from ansible_collections.perflab.network.plugins.module_utils.host.process import ProcessResult
+from ansible_collections.perflab.network.plugins.module_utils.bench import preflight
 
 try:
     from ansible.template import trust_as_template   # ansible-core 2.19+: only trusted text is templated

@@ -13,7 +13,7 @@ import re
 import pytest
 import yaml
 
-from ansible_collections.perflab.network.plugins.module_utils import firewall_owned
+from ansible_collections.perflab.network.plugins.module_utils.host import firewall_owned
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 ROLES = sorted(os.listdir(os.path.join(ROOT, 'roles')))

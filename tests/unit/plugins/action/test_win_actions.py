@@ -16,8 +16,8 @@ from ansible_collections.perflab.network.plugins.action import bench_preflight a
 from ansible_collections.perflab.network.plugins.action import bench_server as win_bench_server
 from ansible_collections.perflab.network.plugins.action import bench_test as win_bench_test
 from ansible_collections.perflab.network.plugins.action import system_profile as win_system_profile
-from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
-from ansible_collections.perflab.network.plugins.module_utils import win_action
+from ansible_collections.perflab.network.plugins.module_utils.host import windows as win
+from ansible_collections.perflab.network.plugins.module_utils.bench import win_action
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
 IPERF3 = 'C:\\ProgramData\\chocolatey\\bin\\iperf3.exe'

@@ -5,7 +5,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.perflab.network.plugins.filter.firewall_owned import FilterModule
-from ansible_collections.perflab.network.plugins.module_utils import firewall_owned as owned
+from ansible_collections.perflab.network.plugins.module_utils.host import firewall_owned as owned
 
 FILTERS = FilterModule().filters()
 RICH = 'rule family="ipv4" source address="10.0.1.12" port port="%s" protocol="tcp" accept'

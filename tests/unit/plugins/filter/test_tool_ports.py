@@ -10,7 +10,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.perflab.network.plugins.filter.tool_ports import tool_ports
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 
 
 def spans(openings):

@@ -12,7 +12,7 @@ import yaml
 
 from ansible_collections.perflab.network.plugins.filter.tool_version import tool_version
 from ansible_collections.perflab.network.plugins.filter.tool_version_probes import tool_version_probes
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / 'tests' / 'unit' / 'fixtures'

@@ -6,9 +6,9 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import common_args as ca
-from ansible_collections.perflab.network.plugins.module_utils import host_platform
-from ansible_collections.perflab.network.plugins.module_utils import nic
+from ansible_collections.perflab.network.plugins.module_utils.core import common_args as ca
+from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
+from ansible_collections.perflab.network.plugins.module_utils.host import nic
 
 
 def _params(**kw):

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from ansible_collections.perflab.network.plugins.module_utils import parse_ethr
+from ansible_collections.perflab.network.plugins.module_utils.tools.ethr import parse as parse_ethr
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STANDIN_DIR = os.path.join(HERE, '..', '..', '..', 'integration', 'files', 'ethr-standin')

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import fleet
-from ansible_collections.perflab.network.plugins.module_utils import suite as s
+from ansible_collections.perflab.network.plugins.module_utils.plan import fleet
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite as s
 from ansible_collections.perflab.network.plugins.filter.fleet_plan import fleet_plan
 from ansible.errors import AnsibleFilterError
 

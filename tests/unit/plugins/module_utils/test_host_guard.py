@@ -15,7 +15,7 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.perflab.network.plugins.module_utils import host_guard as hg
+from ansible_collections.perflab.network.plugins.module_utils.host import guard as hg
 from ansible_collections.perflab.network.plugins.modules import host_guard as module
 
 

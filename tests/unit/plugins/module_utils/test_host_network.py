@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import host_network as hn
+from ansible_collections.perflab.network.plugins.module_utils.host import network as hn
 
 FIXTURES = Path(__file__).resolve().parents[2] / 'fixtures' / 'iproute2' / '6.1.0'
 

@@ -12,11 +12,11 @@ import time
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import host_freebsd as bsd
-from ansible_collections.perflab.network.plugins.module_utils import host_platform
-from ansible_collections.perflab.network.plugins.module_utils import nic
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
+from ansible_collections.perflab.network.plugins.module_utils.host import freebsd as bsd
+from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
+from ansible_collections.perflab.network.plugins.module_utils.host import nic
+from ansible_collections.perflab.network.plugins.module_utils.host import process
+from ansible_collections.perflab.network.plugins.module_utils.host.process import ProcessResult
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'freebsd')
 

@@ -10,7 +10,7 @@ __metaclass__ = type
 import json
 from pathlib import Path
 
-from ansible_collections.perflab.network.plugins.module_utils import host_network as hn
+from ansible_collections.perflab.network.plugins.module_utils.host import network as hn
 from ansible_collections.perflab.network.plugins.filter.management_windows import FilterModule
 
 FIXTURES = Path(__file__).resolve().parents[2] / 'fixtures'

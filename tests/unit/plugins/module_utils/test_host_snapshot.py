@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import host_snapshot as snapshots
-from ansible_collections.perflab.network.plugins.module_utils import tuning_snapshot
+from ansible_collections.perflab.network.plugins.module_utils.host import snapshot as snapshots
+from ansible_collections.perflab.network.plugins.module_utils.host import tuning_snapshot
 
 
 def test_the_old_module_utils_name_is_the_same_code():

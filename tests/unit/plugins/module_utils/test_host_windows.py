@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
+from ansible_collections.perflab.network.plugins.module_utils.host import windows as win
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'windows')
 

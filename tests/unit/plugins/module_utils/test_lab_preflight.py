@@ -11,8 +11,8 @@ import ipaddress
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import lab_preflight
-from ansible_collections.perflab.network.plugins.module_utils.lab_spec import LabSpec
+from ansible_collections.perflab.network.plugins.module_utils.lab import preflight as lab_preflight
+from ansible_collections.perflab.network.plugins.module_utils.lab.spec import LabSpec
 
 
 @pytest.fixture

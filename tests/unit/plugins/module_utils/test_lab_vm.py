@@ -7,9 +7,9 @@ import subprocess
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import lab_vm
-from ansible_collections.perflab.network.plugins.module_utils.lab_spec import LabSpec, spec_problems
-from ansible_collections.perflab.network.plugins.module_utils.lab_vm_image import LAB_INIT, VmImage, image_tag
+from ansible_collections.perflab.network.plugins.module_utils.lab import vm as lab_vm
+from ansible_collections.perflab.network.plugins.module_utils.lab.spec import LabSpec, spec_problems
+from ansible_collections.perflab.network.plugins.module_utils.lab.vm_image import LAB_INIT, VmImage, image_tag
 
 KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx0Y2V0ZXN0a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5 perflab-lab-t'
 

@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import host_freebsd as bsd
-from ansible_collections.perflab.network.plugins.module_utils import limits
+from ansible_collections.perflab.network.plugins.module_utils.host import freebsd as bsd
+from ansible_collections.perflab.network.plugins.module_utils.core import limits
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
 
@@ -160,7 +160,7 @@ def test_nic_sampler_samples_cpu_drops_and_the_tcp_state_of_a_real_transfer():
     import socket
     import threading
     import time
-    from ansible_collections.perflab.network.plugins.module_utils import nic
+    from ansible_collections.perflab.network.plugins.module_utils.host import nic
     server = socket.socket()
     server.bind(('127.0.0.1', 0))
     server.listen(1)
@@ -212,7 +212,7 @@ def test_the_lab_window_case_without_its_control_connection():
 
 
 def test_freebsd_sampler_gives_cpu_and_drops_and_says_it_has_no_tcp_state():
-    from ansible_collections.perflab.network.plugins.module_utils import host_platform
+    from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
     netstat = [fixture('freebsd', 'netstat-ibdn-ohai-vtnet0.txt')]
     cp_times = ['10 0 5 2 83 20 0 10 4 66', '60 0 15 12 83 25 0 12 4 129']
 
@@ -233,7 +233,7 @@ def test_freebsd_sampler_gives_cpu_and_drops_and_says_it_has_no_tcp_state():
 
 def test_ss_argv_brackets_an_ipv6_peer():
     import subprocess
-    from ansible_collections.perflab.network.plugins.module_utils import nic
+    from ansible_collections.perflab.network.plugins.module_utils.host import nic
     assert nic.ss_argv('10.0.0.2')[-1] == '10.0.0.2' and nic.ss_argv('::1')[-1] == '[::1]'
     # the real ss accepts both (it refuses a bare ::1: "an inet prefix is expected")
     for peer in ('127.0.0.1', '::1'):

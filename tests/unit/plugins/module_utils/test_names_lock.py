@@ -10,7 +10,8 @@ import pytest
 
 from ansible_collections.perflab.network.plugins.filter.file_name_problem import file_name_problem
 from ansible_collections.perflab.network.plugins.filter.user_path import FilterModule as UserPathFilters
-from ansible_collections.perflab.network.plugins.module_utils import names, run_lock
+from ansible_collections.perflab.network.plugins.module_utils.core import names
+from ansible_collections.perflab.network.plugins.module_utils.host import run_lock
 
 RULE = '1 to 64 letters, digits, _ . -, starting with a letter or a digit'
 

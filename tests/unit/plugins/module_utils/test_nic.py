@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import nic
-from ansible_collections.perflab.network.plugins.module_utils import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.host import nic
+from ansible_collections.perflab.network.plugins.module_utils.core import record as rec
 
 
 def _fake_interface(root, name, mtu=1500):
@@ -147,7 +147,7 @@ def test_sampler_on_loopback_sees_traffic():
 
 
 def test_rates_over_the_window_the_tool_measured_not_its_start_up():
-    from ansible_collections.perflab.network.plugins.module_utils.nic import window_rates
+    from ansible_collections.perflab.network.plugins.module_utils.host.nic import window_rates
     # 1 s of start-up with no traffic, then 3 s at 1000 Mbit/s (125e6 bytes/s), sampled every second
     samples = [{'t': float(t), 'rx_bytes': 0, 'tx_bytes': max(0, t - 1) * 125000000, 'rx_packets': 0,
                 'tx_packets': 0} for t in range(6)]
@@ -214,7 +214,7 @@ def test_no_bond_no_bond_state(tmp_path):
 
 def test_the_one_second_peak_within_the_measured_window():
     """The seed's 98 % was the NIC's best second, not its mean (issue #28.2)."""
-    from ansible_collections.perflab.network.plugins.module_utils.nic import peak_rates, window_rates
+    from ansible_collections.perflab.network.plugins.module_utils.host.nic import peak_rates, window_rates
     # sampled every second: 1 s of start-up, then 900, 980, 940 Mbit/s sent, then the report (no traffic)
     sent = [0, 0, 112500000, 235000000, 352500000, 352500000]
     samples = [{'t': float(t), 'rx_bytes': t * 1000, 'tx_bytes': sent[t], 'rx_packets': 0, 'tx_packets': 0}

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import parse_ethr
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools.ethr import parse as parse_ethr
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 
 ETHR = registry.get('ethr')
 
@@ -177,7 +177,7 @@ def test_combine_processes():
 
 
 def test_the_udp_bandwidth_title_says_it_is_the_sent_rate():
-    from ansible_collections.perflab.network.plugins.module_utils import registry
+    from ansible_collections.perflab.network.plugins.module_utils.tools import registry
     ethr = registry.get('ethr')
     assert ethr.report_title('udp_stream', ['1.0.0'], 'udp', 'client_to_server', 8, 10) == \
         'Ethr 1.0.0 - Duration: 10 Seconds - Protocol: UDP - Test: Bandwidth (Sent) - Threads: 8'

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import parse_iperf2
+from ansible_collections.perflab.network.plugins.module_utils.tools.iperf2 import parse as parse_iperf2
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'iperf2', '2.1.8')
 

@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import parse_netperf, units
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools.netperf import parse as parse_netperf
+from ansible_collections.perflab.network.plugins.module_utils.core import units
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 
 NETPERF = registry.get('netperf')
 

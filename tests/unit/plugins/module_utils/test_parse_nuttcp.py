@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import parse_nuttcp
+from ansible_collections.perflab.network.plugins.module_utils.tools.nuttcp import parse as parse_nuttcp
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'nuttcp')
 

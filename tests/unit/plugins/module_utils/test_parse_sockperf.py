@@ -9,12 +9,12 @@ import os
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import parse_sockperf as p
-from ansible_collections.perflab.network.plugins.module_utils import record as rec
-from ansible_collections.perflab.network.plugins.module_utils import registry
-from ansible_collections.perflab.network.plugins.module_utils import suite
-from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
-from ansible_collections.perflab.network.plugins.module_utils.tools import sockperf as sockperf_tool
+from ansible_collections.perflab.network.plugins.module_utils.tools.sockperf import parse as p
+from ansible_collections.perflab.network.plugins.module_utils.core import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite
+from ansible_collections.perflab.network.plugins.module_utils.host.process import ProcessResult
+from ansible_collections.perflab.network.plugins.module_utils.tools.sockperf import tool as sockperf_tool
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'sockperf', '3.7')
 TOOL = registry.get('sockperf')

@@ -4,8 +4,8 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.perflab.network.plugins.module_utils import plan_records
-from ansible_collections.perflab.network.plugins.module_utils import suite
+from ansible_collections.perflab.network.plugins.module_utils.plan import records as plan_records
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite
 
 SUITE = {'name': 'x', 'tests': [{'tool': 'iperf3', 'test': 'tcp_stream', 'parallel': [1, 4]},
                                 {'tool': 'ethr', 'test': ['latency', 'connections'], 'parallel': [8]}]}
@@ -155,7 +155,7 @@ def ok_record_of(item):
 
 
 def test_held_records_take_the_server_sides_window_and_are_judged_again():
-    from ansible_collections.perflab.network.plugins.module_utils import limits
+    from ansible_collections.perflab.network.plugins.module_utils.core import limits
     record = plan_records.planned_record(items()[0], 'failed', 'x')
     record.update(status='ok', error=None, primary='throughput_mbps', started_at='2026-12-03T11:20:00.000Z',
                   ended_at='2026-12-03T11:20:03.000Z', metrics={'throughput_mbps': {'value': 900.0, 'unit': 'Mbit/s'}})

@@ -13,7 +13,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import host_windows as win
+from ansible_collections.perflab.network.plugins.module_utils.host import windows as win
 
 tree_sitter = pytest.importorskip('tree_sitter', reason='tree-sitter is in requirements-dev.txt')
 grammar = pytest.importorskip('tree_sitter_powershell', reason='tree-sitter-powershell is in requirements-dev.txt')

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import common_args
-from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils.core import common_args
+from ansible_collections.perflab.network.plugins.module_utils.host import process
 
 ISO_RE = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')
 

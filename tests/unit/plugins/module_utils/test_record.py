@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import record as rec
-from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
+from ansible_collections.perflab.network.plugins.module_utils.core import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.host.process import ProcessResult
 
 PARAMS = {
     'server': '10.201.1.2', 'port': 5201, 'duration': 5, 'parallel': 4, 'processes': 1,

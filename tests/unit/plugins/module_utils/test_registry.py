@@ -14,13 +14,13 @@ import yaml
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils import record as rec
-from ansible_collections.perflab.network.plugins.module_utils import registry
-from ansible_collections.perflab.network.plugins.module_utils import runner
-from ansible_collections.perflab.network.plugins.module_utils import suite as suites
-from ansible_collections.perflab.network.plugins.module_utils.tool import PORT_STRIDE
-from ansible_collections.perflab.network.plugins.module_utils.tool import test_id as make_test_id
+from ansible_collections.perflab.network.plugins.module_utils.host import process
+from ansible_collections.perflab.network.plugins.module_utils.core import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.bench import runner
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite as suites
+from ansible_collections.perflab.network.plugins.module_utils.tools.tool import PORT_STRIDE
+from ansible_collections.perflab.network.plugins.module_utils.tools.tool import test_id as make_test_id
 from ansible_collections.perflab.network.plugins.modules import benchmark_plan
 
 ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..')
@@ -233,7 +233,7 @@ def test_a_default_port_is_written_only_in_its_tool_file():
 
 
 def test_an_option_s_flag_is_declared_once_and_built_by_the_one_argv_builder():
-    from ansible_collections.perflab.network.plugins.module_utils.tool import Option
+    from ansible_collections.perflab.network.plugins.module_utils.tools.tool import Option
     assert Option('str', flag='-w').argv('256K') == ['-w', '256K']
     assert Option('int', flag='-O').argv(0) == [] and Option('int', flag='-w', zero=True).argv(0) == ['-w', '0']
     assert Option('bool', flag=['-c', '-C']).argv(True) == ['-c', '-C'] and Option('bool', flag='-Z').argv(False) == []

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import plan_records
-from ansible_collections.perflab.network.plugins.module_utils import repetitions as r
-from ansible_collections.perflab.network.plugins.module_utils import statistics
-from ansible_collections.perflab.network.plugins.module_utils import suite as s
+from ansible_collections.perflab.network.plugins.module_utils.plan import records as plan_records
+from ansible_collections.perflab.network.plugins.module_utils.plan import repetitions as r
+from ansible_collections.perflab.network.plugins.module_utils.core import statistics
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite as s
 from ansible_collections.perflab.network.plugins.module_utils.report import stats
 from ansible_collections.perflab.network.plugins.module_utils.report import store
 
@@ -199,7 +199,7 @@ def test_a_resumed_auto_test_goes_on_from_its_recorded_values(tmp_path):
 
 
 def test_bench_test_refuses_a_bad_rule_before_the_test_and_annotates_with_a_good_one():
-    from ansible_collections.perflab.network.plugins.module_utils import runner
+    from ansible_collections.perflab.network.plugins.module_utils.bench import runner
     assert runner.bench_test_annotator({'repetitions_auto': None}) == (None, [])
     annotate, errors = runner.bench_test_annotator({'repetitions_auto': {'min': 9, 'max': 4}, 'repetitions_earlier': []})
     assert annotate is None and errors == ['repetitions_auto: repetitions auto: min 9 is more than max 4']

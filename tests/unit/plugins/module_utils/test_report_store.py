@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.core import record as rec
 from ansible_collections.perflab.network.plugins.module_utils.report import store
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'results')

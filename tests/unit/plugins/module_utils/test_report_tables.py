@@ -16,7 +16,7 @@ import statistics
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils.record import add_metric
+from ansible_collections.perflab.network.plugins.module_utils.core.record import add_metric
 from ansible_collections.perflab.network.plugins.module_utils.report import exports, stats, store, tables, text
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'results')

@@ -18,8 +18,10 @@ import re
 import pytest
 import yaml
 
-from ansible_collections.perflab.network.plugins.module_utils import parse_netperf, plan_records, registry
-from ansible_collections.perflab.network.plugins.module_utils import suite as s
+from ansible_collections.perflab.network.plugins.module_utils.tools.netperf import parse as parse_netperf
+from ansible_collections.perflab.network.plugins.module_utils.plan import records as plan_records
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite as s
 from ansible_collections.perflab.network.plugins.module_utils.report import tables
 
 ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..')

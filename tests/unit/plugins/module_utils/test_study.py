@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The system under test and the configuration labels (module_utils/study.py, the study_label filters)."""
+"""The system under test and the configuration labels (module_utils/plan/study.py, the study_label filters)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -14,7 +14,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.perflab.network.plugins.filter.study_label import study_label
 from ansible_collections.perflab.network.plugins.filter.study_label_problems import study_label_problems
-from ansible_collections.perflab.network.plugins.module_utils import study
+from ansible_collections.perflab.network.plugins.module_utils.plan import study
 
 FACTS = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'facts')
 

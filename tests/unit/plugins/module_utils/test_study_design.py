@@ -15,8 +15,9 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.perflab.network.plugins.filter.study_design import study_design
-from ansible_collections.perflab.network.plugins.module_utils import record, study
-from ansible_collections.perflab.network.plugins.module_utils import suite as s
+from ansible_collections.perflab.network.plugins.module_utils.core import record
+from ansible_collections.perflab.network.plugins.module_utils.plan import study
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite as s
 from ansible_collections.perflab.network.plugins.module_utils.report import tables, text
 
 STATES = ['stock', 'tuned']

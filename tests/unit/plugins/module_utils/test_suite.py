@@ -8,9 +8,9 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.perflab.network.plugins.module_utils import suite as s
-from ansible_collections.perflab.network.plugins.module_utils import registry
-from ansible_collections.perflab.network.plugins.module_utils import plan_records
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite as s
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.plan import records as plan_records
 from ansible_collections.perflab.network.plugins.module_utils.report import store
 
 SUITES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles', 'benchmark', 'files', 'suites')
@@ -206,7 +206,7 @@ def test_reversed_pairs_send_from_the_servers_side():
         [('lab1', 'lab2', HOSTS['lab2']['data_address'])]
     labels = {'lab1': 'OSv tuned-latency', 'lab2': 'Ubuntu 18.04 stock'}
     # the host under test (lab1, a server of the groups) is now the client: its label still names the records
-    from ansible_collections.perflab.network.plugins.module_utils import study
+    from ansible_collections.perflab.network.plugins.module_utils.plan import study
     items = s.build_plan(s.expand_suite(load('quick')), pairs, labels, side=study.flip_side('servers'))[0]
     assert {i['config'] for i in items} == {'OSv tuned-latency'}
 

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import sysprofile
+from ansible_collections.perflab.network.plugins.module_utils.host import sysprofile
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'sysprofile')
 

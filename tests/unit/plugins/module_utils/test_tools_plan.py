@@ -20,7 +20,7 @@ from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.perflab.network.plugins.filter.tool_install_plan import tool_install_plan
 from ansible_collections.perflab.network.plugins.filter.tool_version_probes import tool_version_probes
-from ansible_collections.perflab.network.plugins.module_utils import tools_plan as tp
+from ansible_collections.perflab.network.plugins.module_utils.plan import tools_plan as tp
 from ansible_collections.perflab.network.plugins.modules import tools_plan as module
 
 ROLE = Path(__file__).resolve().parents[4] / 'roles' / 'tools'

@@ -6,7 +6,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.perflab.network.plugins.module_utils.tuning_ethtool_utils import (
+from ansible_collections.perflab.network.plugins.module_utils.host.tuning_ethtool_utils import (
     canonical_feature, coalesce_argv, features_argv, features_diff, first_error_line,
     parse_coalesce, parse_driver, parse_features, parse_rings, rings_argv,
 )

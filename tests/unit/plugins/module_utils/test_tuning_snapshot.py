@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import tuning_snapshot as snapshots
+from ansible_collections.perflab.network.plugins.module_utils.host import tuning_snapshot as snapshots
 
 
 def test_save_load_and_add_only(tmp_path):

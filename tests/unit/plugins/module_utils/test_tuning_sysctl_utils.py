@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import tuning_sysctl_utils as su
-from ansible_collections.perflab.network.plugins.module_utils.tuning_sysctl_utils import (
+from ansible_collections.perflab.network.plugins.module_utils.host import tuning_sysctl_utils as su
+from ansible_collections.perflab.network.plugins.module_utils.host.tuning_sysctl_utils import (
     ProcSys, apply_key, detect_netns, is_machine_wide, key_to_relpath, normalize, restore_key, summarize,
 )
 
@@ -172,7 +172,7 @@ def test_detect_netns_on_fake_roots(tmp_path):
 
 NETNS_SCRIPT = r'''
 import json, sys
-from ansible_collections.perflab.network.plugins.module_utils.tuning_sysctl_utils import *
+from ansible_collections.perflab.network.plugins.module_utils.host.tuning_sysctl_utils import *
 fs = ProcSys()
 out = {'detect': detect_netns(fs)}
 out['rmem_max'] = apply_key(fs, 'net.core.rmem_max', 134217728, namespaced=True)

@@ -6,7 +6,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import units
+from ansible_collections.perflab.network.plugins.module_utils.core import units
 
 
 @pytest.mark.parametrize('value, unit, expected', [

@@ -12,11 +12,11 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.perflab.network.plugins.module_utils import host_platform
-from ansible_collections.perflab.network.plugins.module_utils import preflight
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils import suite
-from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
+from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
+from ansible_collections.perflab.network.plugins.module_utils.bench import preflight
+from ansible_collections.perflab.network.plugins.module_utils.host import process
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite
+from ansible_collections.perflab.network.plugins.module_utils.host.process import ProcessResult
 from ansible_collections.perflab.network.plugins.modules import bench_preflight
 
 PROCNET = Path(__file__).resolve().parents[2] / 'fixtures' / 'procnet' / 'linux-6.18'

@@ -20,8 +20,8 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils import servers as server_args
+from ansible_collections.perflab.network.plugins.module_utils.host import process
+from ansible_collections.perflab.network.plugins.module_utils.bench import servers as server_args
 from ansible_collections.perflab.network.plugins.modules import bench_server
 
 FAKE_SERVER = r'''#!%s
@@ -400,7 +400,7 @@ def test_a_sample_interface_that_is_not_there_fails_before_anything_starts(capsy
 
 def test_stopping_everything_ours_stops_every_sampler_too(tmp_path):
     """revert.yml's bench_server state=stopped without a tool: the samplers of the pid dir go with the servers."""
-    from ansible_collections.perflab.network.plugins.module_utils import server_sampler
+    from ansible_collections.perflab.network.plugins.module_utils.host import server_sampler
     pid_dir = str(tmp_path)
     pid, started = server_sampler.start(pid_dir, 'lo')
     assert started and server_sampler.running_pid(pid_dir, 'lo') == pid

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils.host import process
 from ansible_collections.perflab.network.tests.unit.plugins.modules.test_bench_server import free_ports, run_module
 
 STANDIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'integration', 'files',

@@ -12,7 +12,7 @@ import time
 import pytest
 
 
-from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils.host import process
 from ansible_collections.perflab.network.plugins.modules import ethr
 from ansible_collections.perflab.network.tests.unit.plugins.modules.tool_fakes import FakeTool, install_fake_tool, read_fixture
 from ansible_collections.perflab.network.tests.unit.plugins.modules import tool_fakes
@@ -297,7 +297,8 @@ def test_live_loopback_bandwidth(capsys):
 
 
 def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys, monkeypatch):
-    from ansible_collections.perflab.network.plugins.module_utils import host_platform, runner
+    from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
+    from ansible_collections.perflab.network.plugins.module_utils.bench import runner
 
     class Sampler(object):
         def __init__(self, interface, interval=1.0):
@@ -325,7 +326,8 @@ def test_a_failed_record_keeps_the_nic_samples_but_no_nic_metrics(tools, capsys,
 
 
 def test_the_nic_window_is_the_seconds_ethr_measured(tools, capsys, monkeypatch):
-    from ansible_collections.perflab.network.plugins.module_utils import host_platform, runner
+    from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
+    from ansible_collections.perflab.network.plugins.module_utils.bench import runner
     seen = {}
 
     class Sampler(object):

@@ -10,7 +10,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.perflab.network.plugins.modules import iperf2
-from ansible_collections.perflab.network.plugins.module_utils import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools import registry
 from ansible_collections.perflab.network.tests.unit.plugins.modules.tool_fakes import FakeTool, install_fake_tool, read_fixture
 from ansible_collections.perflab.network.tests.unit.plugins.modules import tool_fakes
 

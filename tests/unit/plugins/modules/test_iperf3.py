@@ -195,7 +195,7 @@ def test_processes_one_busy_fails_the_record(tools, capsys):
 def test_nic_cross_check(tools, capsys, monkeypatch):
     # the tool's (real) output claims Gbit/s, but nothing crossed the sampled interface: the wrong path
     # (lo is shared with whatever else runs on this machine: its rates are pinned, the samples stay real)
-    from ansible_collections.perflab.network.plugins.module_utils import nic
+    from ansible_collections.perflab.network.plugins.module_utils.host import nic
     monkeypatch.setattr(nic, 'window_rates', lambda samples, window=None: (0.0, 0.0, [0.0, 2.0]))
     tools([fixture('3.12/tcp.json')])
     result = run_module({'server': '10.201.1.2', 'duration': 2, 'nic_interface': 'lo'}, capsys)
@@ -277,7 +277,10 @@ def test_bad_input_fails_before_running(tools, capsys, args, msg):
 
 def test_a_rate_far_below_the_link_is_judged_against_the_path(tools, capsys, monkeypatch):
     # issue 29.11: through an MTU black hole a TCP test crawls; the link (given) is far faster than the result
-    from ansible_collections.perflab.network.plugins.module_utils import host_platform, nic, process, runner
+    from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
+    from ansible_collections.perflab.network.plugins.module_utils.host import nic
+    from ansible_collections.perflab.network.plugins.module_utils.host import process
+    from ansible_collections.perflab.network.plugins.module_utils.bench import runner
     monkeypatch.setattr(host_platform.LinuxHost, 'interface_mtu', staticmethod(lambda name: 9000))
     # counters that account for the rate (lo is shared with this machine: rates pinned, samples real)
     monkeypatch.setattr(nic, 'window_rates', lambda samples, window=None: (0.0, 10000000.0, [0.0, 2.0]))

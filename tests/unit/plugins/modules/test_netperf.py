@@ -6,9 +6,10 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import parse_netperf
-from ansible_collections.perflab.network.plugins.module_utils import process
-from ansible_collections.perflab.network.plugins.module_utils import host_platform, runner
+from ansible_collections.perflab.network.plugins.module_utils.tools.netperf import parse as parse_netperf
+from ansible_collections.perflab.network.plugins.module_utils.host import process
+from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
+from ansible_collections.perflab.network.plugins.module_utils.bench import runner
 from ansible_collections.perflab.network.plugins.modules import netperf
 from ansible_collections.perflab.network.tests.unit.plugins.modules.tool_fakes import FakeTool, install_fake_tool, read_fixture
 from ansible_collections.perflab.network.tests.unit.plugins.modules import tool_fakes

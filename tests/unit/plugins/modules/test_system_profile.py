@@ -11,7 +11,7 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.perflab.network.plugins.module_utils import sysprofile
+from ansible_collections.perflab.network.plugins.module_utils.host import sysprofile
 from ansible_collections.perflab.network.plugins.modules import system_profile
 
 

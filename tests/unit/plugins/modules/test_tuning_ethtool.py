@@ -13,8 +13,8 @@ import pytest
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.perflab.network.plugins.module_utils import tuning_snapshot as snapshots
-from ansible_collections.perflab.network.plugins.module_utils.tuning_ethtool_utils import parse_features
+from ansible_collections.perflab.network.plugins.module_utils.host import tuning_snapshot as snapshots
+from ansible_collections.perflab.network.plugins.module_utils.host.tuning_ethtool_utils import parse_features
 from ansible_collections.perflab.network.plugins.modules import tuning_ethtool
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'ethtool', '6.1')

@@ -10,8 +10,8 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.perflab.network.plugins.module_utils import tuning_snapshot as snapshots
-from ansible_collections.perflab.network.plugins.module_utils.tuning_sysctl_utils import ProcSys, key_to_relpath
+from ansible_collections.perflab.network.plugins.module_utils.host import tuning_snapshot as snapshots
+from ansible_collections.perflab.network.plugins.module_utils.host.tuning_sysctl_utils import ProcSys, key_to_relpath
 from ansible_collections.perflab.network.plugins.modules import tuning_sysctl
 
 STOCK = {

@@ -17,7 +17,7 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.perflab.network.plugins.module_utils import process
+from ansible_collections.perflab.network.plugins.module_utils.host import process
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
 STARTED_AT = '2026-11-29T18:00:01.000Z'

@@ -1,0 +1,10 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) perflab.network contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Layer ``core`` (docs/architecture.md, "Layers"): pure rules and formats every layer shares; imports nothing
+else of module_utils."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
