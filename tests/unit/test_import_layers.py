@@ -5,24 +5,26 @@
 
 """The layers of plugins/module_utils and who may import whom (docs/architecture.md, "Layers").
 
-Read from the source (ast, nothing is imported): every ``from ansible_collections.perflab.network.plugins...
+A file's layer is its subpackage: ``plugins/module_utils/<layer>/...`` (``tools/iperf3/parse.py`` is in
+``tools``). Read from the source (ast, nothing is imported): every ``from ansible_collections.perflab.network.plugins...
 import``, ``import ansible_collections...`` and relative import, also those inside functions. Fails on
 
-* a module_utils file that is not in LAYER_OF (or an entry of LAYER_OF without its file),
+* a module_utils file outside the layers' subpackages (a file directly in module_utils, or a subpackage that is no
+  layer of MAY_IMPORT), or a layer of MAY_IMPORT without its subpackage,
 * an import cycle among module_utils files,
 * an upward import: a file importing a layer its layer may not import (MAY_IMPORT),
 * an argument check (ARGUMENT_CHECKS) or report code that reaches host code, through any chain of imports,
 * an action plugin, module, filter, callback or lookup (or module_utils) importing a file of
   plugins/modules or plugins/action as a library: they share code through module_utils only.
 
-Each message names the file, the import (with its line) and the rule. The table names each file by its
-current path; when the files move into one subpackage per layer, only the paths change.
+Each message names the file, the import (with its line) and the rule.
 """
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import ast
+import fnmatch
 import os
 import re
 
@@ -46,31 +48,24 @@ MAY_IMPORT = {
     'lab': ('core',),
 }
 
-# layer -> its files (module names under plugins/module_utils): every file is in exactly one layer
-LAYERS = {
-    'core': ('common_args', 'limits', 'names', 'record', 'statistics', 'units'),
-    'tools': ('tool', 'registry', 'tools', 'tools.ethr', 'tools.iperf2', 'tools.iperf3', 'tools.netperf',
-              'tools.nuttcp', 'tools.sockperf', 'parse_ethr', 'parse_iperf2', 'parse_iperf3', 'parse_netperf',
-              'parse_nuttcp', 'parse_sockperf'),
-    'host': ('process', 'nic', 'server_sampler', 'host_platform', 'host_freebsd', 'host_windows', 'host_network', 'host_guard',
-             'host_snapshot', 'tuning_snapshot', 'tuning_sysctl_utils', 'tuning_ethtool_utils', 'sysprofile',
-             'firewall_owned', 'run_lock'),
-    'plan': ('suite', 'study', 'plan_records', 'repetitions', 'tools_plan', 'fleet'),
-    'report': ('report', 'report.build', 'report.exports', 'report.stats', 'report.store', 'report.tables',
-               'report.text', 'report.workbook', 'report.matrix'),
-    'bench': ('runner', 'preflight', 'servers', 'win_action'),
-    'lab': ('lab', 'lab_base', 'lab_hosts', 'lab_links', 'lab_mgmt', 'lab_preflight', 'lab_spec', 'lab_util',
-            'lab_vm', 'lab_vm_image'),
-}
-LAYER_OF = dict((name, layer) for layer, names in LAYERS.items() for name in names)
-
-# the argument checks of the modules: they run before anything happens on a host and do no host I/O,
-# not even through what they import (whatever the layer table says)
-ARGUMENT_CHECKS = ('common_args', 'names', 'tool', 'tools.ethr', 'tools.iperf2', 'tools.iperf3', 'tools.netperf',
-                   'tools.nuttcp', 'tools.sockperf', 'registry', 'servers', 'suite', 'study')
+# the argument checks of the modules (module names under plugins/module_utils, fnmatch patterns): they run before
+# anything happens on a host and do no host I/O, not even through what they import (whatever MAY_IMPORT says)
+ARGUMENT_CHECKS = ('core.common_args', 'core.names', 'tools.tool', 'tools.*.tool', 'tools.registry', 'bench.servers',
+                   'plan.suite', 'plan.study')
 # the controller's report code loads no host code
-NO_HOST_CODE = ARGUMENT_CHECKS + LAYERS['report']
+NO_HOST_CODE = ARGUMENT_CHECKS + ('report', 'report.*')
 HOST_LAYER = 'host'
+
+
+def layer(name):
+    """The layer of module_utils file ``name`` ('tools.iperf3.parse' -> 'tools'): its subpackage."""
+    return name.split('.', 1)[0]
+
+
+def matching(patterns, graph):
+    """The module_utils files of ``graph`` (short names) that ``patterns`` name, sorted."""
+    utils = set(short(name) for name in graph if name.startswith('module_utils.'))
+    return sorted(name for name in utils if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns))
 
 
 def plugin_files():
@@ -185,36 +180,42 @@ def import_text(graph, source, target):
     return '%s:%d %s' % (where(source), line, text)
 
 
-def layer_problems(graph, layer_of=None, may_import=None):
-    """Every file outside the table, stale entry, and upward import, as messages."""
-    layer_of = LAYER_OF if layer_of is None else layer_of
+def layer_problems(graph, may_import=None):
+    """Every file outside the layers' subpackages, layer without its subpackage, and upward import, as messages."""
     may_import = MAY_IMPORT if may_import is None else may_import
     problems = []
     utils = set(short(name) for name in graph if name.startswith('module_utils.'))
-    for name in sorted(utils - set(layer_of)):
-        problems.append('%s is in no layer: add it to LAYERS in tests/unit/test_import_layers.py (and '
-                        'docs/architecture.md, "Layers")' % where('module_utils.' + name))
-    for name in sorted(set(layer_of) - utils):
-        problems.append('LAYERS names module_utils.%s, which does not exist: remove it' % name)
-    for source in sorted(graph):
-        if not source.startswith('module_utils.') or short(source) not in layer_of:
+    for name in sorted(utils):
+        if layer(name) in may_import:
             continue
-        layer = layer_of[short(source)]
+        if '.' not in name:
+            problems.append('%s is in no layer: move it into the subpackage of its layer (plugins/module_utils/<layer>/, '
+                            'docs/architecture.md, "Layers")' % where('module_utils.' + name))
+        else:
+            problems.append('%s is in plugins/module_utils/%s/, which is no layer: move it into the subpackage of its '
+                            'layer, or add the layer to MAY_IMPORT in tests/unit/test_import_layers.py (and '
+                            'docs/architecture.md, "Layers")' % (where('module_utils.' + name), layer(name)))
+    for name in sorted(set(may_import) - set(layer(n) for n in utils)):
+        problems.append('MAY_IMPORT names layer %s, which has no subpackage plugins/module_utils/%s/: remove it'
+                        % (name, name))
+    for source in sorted(graph):
+        if not source.startswith('module_utils.') or layer(short(source)) not in may_import:
+            continue
+        mine = layer(short(source))
         for target, line, text in graph[source]:
             if not target.startswith('module_utils.'):
                 continue
-            other = layer_of.get(short(target))
-            if other is None or other == layer or other in may_import[layer]:
+            other = layer(short(target))
+            if other not in may_import or other == mine or other in may_import[mine]:
                 continue
             problems.append('%s:%d %s: upward import: %s (layer %s) imports %s (layer %s); %s may import only %s'
-                            % (where(source), line, text, short(source), layer, short(target), other, layer,
-                               ', '.join((layer,) + tuple(may_import[layer]))))
+                            % (where(source), line, text, short(source), mine, short(target), other, mine,
+                               ', '.join((mine,) + tuple(may_import[mine]))))
     return problems
 
 
-def host_chains(graph, names, layer_of=None):
+def host_chains(graph, names):
     """[(file, chain of imports to a host file)] of ``names`` that reach host code."""
-    layer_of = LAYER_OF if layer_of is None else layer_of
     found = []
     for name in names:
         start = 'module_utils.' + name
@@ -227,7 +228,7 @@ def host_chains(graph, names, layer_of=None):
                 if target in paths or target not in graph:
                     continue
                 paths[target] = paths[node] + [target]
-                if layer_of.get(short(target)) == HOST_LAYER:
+                if target.startswith('module_utils.') and layer(short(target)) == HOST_LAYER:
                     hit = target
                     break
                 queue.append(target)
@@ -247,8 +248,6 @@ def graph():
 
 
 def test_every_module_utils_file_is_in_one_layer_and_imports_no_layer_above_it(graph):
-    duplicated = sorted(name for name in LAYER_OF if sum(name in names for names in LAYERS.values()) > 1)
-    assert not duplicated, 'in more than one layer: %s' % ', '.join(duplicated)
     problems = layer_problems(graph)
     assert not problems, '\n'.join(problems)
 
@@ -262,10 +261,13 @@ def test_module_utils_has_no_import_cycle(graph):
 
 def test_argument_checks_and_report_code_reach_no_host_code(graph):
     problems = []
-    for name, chain in host_chains(graph, ARGUMENT_CHECKS):
+    checks = matching(ARGUMENT_CHECKS, graph)
+    missing = [pattern for pattern in NO_HOST_CODE if not matching([pattern], graph)]
+    assert not missing, 'ARGUMENT_CHECKS/NO_HOST_CODE name files that do not exist: %s' % ', '.join(missing)
+    for name, chain in host_chains(graph, checks):
         problems.append('%s: argument checks do no host I/O, but it reaches host code %s: %s'
                         % (where('module_utils.' + name), short(chain[-1]), describe_chain(graph, chain)))
-    for name, chain in host_chains(graph, [n for n in NO_HOST_CODE if n not in ARGUMENT_CHECKS]):
+    for name, chain in host_chains(graph, [n for n in matching(NO_HOST_CODE, graph) if n not in checks]):
         problems.append('%s: report code loads no host code, but it reaches %s: %s'
                         % (where('module_utils.' + name), short(chain[-1]), describe_chain(graph, chain)))
     assert not problems, '\n'.join(problems)
@@ -286,25 +288,30 @@ def test_plugins_share_code_through_module_utils_only(graph):
 def test_the_checks_fail_on_a_cycle_an_upward_import_and_host_code():
     """The rules themselves, on a made-up graph: each kind of problem is found and named."""
     graph = {
-        'module_utils.common_args': [('module_utils.host_platform', 3, 'from x import host_platform')],
-        'module_utils.host_platform': [('module_utils.preflight', 7, 'from x import preflight')],
-        'module_utils.preflight': [('module_utils.common_args', 9, 'from x import common_args')],
+        'module_utils.core.common_args': [('module_utils.host.platform', 3, 'from x import platform')],
+        'module_utils.host.platform': [('module_utils.bench.preflight', 7, 'from x import preflight')],
+        'module_utils.bench.preflight': [('module_utils.core.common_args', 9, 'from x import common_args')],
         'module_utils.newfile': [],
+        'module_utils.extra.helper': [],
         'action.bench_test': [('modules.bench_test', 5, 'from x import bench_test')],
         'modules.bench_test': [],
     }
-    layer_of = {'common_args': 'core', 'host_platform': 'host', 'preflight': 'bench', 'gone': 'core'}
-    assert cycles(graph) == [['module_utils.common_args', 'module_utils.host_platform', 'module_utils.preflight',
-                              'module_utils.common_args']]
-    problems = layer_problems(graph, layer_of)
-    assert problems[0].startswith('plugins/module_utils/newfile.py is in no layer')
-    assert problems[1] == 'LAYERS names module_utils.gone, which does not exist: remove it'
-    assert ('plugins/module_utils/common_args.py:3 from x import host_platform: upward import: common_args (layer '
-            'core) imports host_platform (layer host); core may import only core') in problems
-    assert ('plugins/module_utils/host_platform.py:7 from x import preflight: upward import: host_platform (layer '
-            'host) imports preflight (layer bench); host may import only host, core') in problems
-    assert host_chains(graph, ['common_args'], layer_of) == [
-        ('common_args', ['module_utils.common_args', 'module_utils.host_platform'])]
+    may_import = {'core': (), 'host': ('core',), 'bench': ('core', 'host'), 'gone': ()}
+    assert cycles(graph) == [['module_utils.bench.preflight', 'module_utils.core.common_args',
+                              'module_utils.host.platform', 'module_utils.bench.preflight']]
+    problems = layer_problems(graph, may_import)
+    assert problems[0].startswith('plugins/module_utils/extra/helper.py is in plugins/module_utils/extra/, which is '
+                                  'no layer')
+    assert problems[1].startswith('plugins/module_utils/newfile.py is in no layer: move it into the subpackage')
+    assert problems[2] == 'MAY_IMPORT names layer gone, which has no subpackage plugins/module_utils/gone/: remove it'
+    assert ('plugins/module_utils/core/common_args.py:3 from x import platform: upward import: core.common_args '
+            '(layer core) imports host.platform (layer host); core may import only core') in problems
+    assert ('plugins/module_utils/host/platform.py:7 from x import preflight: upward import: host.platform (layer '
+            'host) imports bench.preflight (layer bench); host may import only host, core') in problems
+    assert host_chains(graph, ['core.common_args']) == [
+        ('core.common_args', ['module_utils.core.common_args', 'module_utils.host.platform'])]
+    assert matching(('core.*', 'bench.pre*'), graph) == ['bench.preflight', 'core.common_args']
+    assert layer('tools.iperf3.parse') == 'tools' and layer('report') == 'report'
     assert imports_of('module_utils.report.build', os.path.join(PLUGINS, 'module_utils', 'report', 'build.py'),
                       plugin_files())[0][0].startswith('module_utils.report.')
 

@@ -17,15 +17,15 @@ Every lab host runs in its own mount, UTS, IPC and pid namespace; its pid 1 is
 sshd. Killing the `unshare` parent kills the whole pid namespace (--kill-child),
 which also drops the namespace's mounts: nothing of a host outlives its stop.
 
-This file brings a lab up, down and reports its status; the parts, by concern:
-  lab_spec       the spec, its names and addresses, its own checks, the saved spec
-  lab_preflight  every problem with the spec and with this machine, before any change
-  lab_base       the Debian base (debootstrap, cached)
-  lab_mgmt       management bridge, masquerade, IPv4 forwarding
-  lab_links      data switch, port shaping and offloads
-  lab_hosts      one lab host's start and stop (namespace, overlay root, sshd), the SSH key
-  lab_util       running commands, LabError, small probes of this machine
-  lab_vm         the other kind of lab host: QEMU VMs with Debian's own kernel (lab_vm_image: their image)
+This file brings a lab up, down and reports its status; the parts (this package), by concern:
+  spec       the spec, its names and addresses, its own checks, the saved spec
+  preflight  every problem with the spec and with this machine, before any change
+  base       the Debian base (debootstrap, cached)
+  mgmt       management bridge, masquerade, IPv4 forwarding
+  links      data switch, port shaping and offloads
+  hosts      one lab host's start and stop (namespace, overlay root, sshd), the SSH key
+  util       running commands, LabError, small probes of this machine
+  vm         the other kind of lab host: QEMU VMs with Debian's own kernel (vm_image: their image)
 """
 
 from __future__ import (absolute_import, division, print_function)

@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The tools' files: one per benchmark tool (a ``Tool`` subclass and ``TOOL``), listed by ``registry.py``.
+"""The tools: ``tool.py`` (the ``Tool`` base class), ``registry.py`` (every tool by name) and one package per
+benchmark tool, ``<tool>/``: ``tool.py`` (a ``Tool`` subclass and ``TOOL``) and ``parse.py`` (its parser).
 
 Layer ``tools`` (docs/architecture.md, "Layers"): argv, options and their checks, parsing; no host I/O."""
 
