@@ -390,7 +390,8 @@ def main():
     side = study.flip_side(p['system_under_test']) if p['reverse_pairs'] else p['system_under_test']
     try:
         # each input checked once, the first problem refuses the plan
-        problems = [registry.unknown_problem(p['tools'] or [], 'tools'),
+        # the role's variable named too: benchmark_tools is what a user of the role wrote
+        problems = [registry.unknown_problem(p['tools'] or [], 'tools (benchmark_tools)'),
                     names.name_problem('run_id', p['run_id']) if p['run_id'] else None,
                     '; '.join(tool_paths_problems(p['hosts'])),
                     names.system_path_problem('results_dir', p['results_dir'])]

@@ -41,3 +41,12 @@ def test_the_default_list_keeps_its_openings():
 def test_an_unknown_tool_is_refused_naming_the_known():
     with pytest.raises(AnsibleFilterError, match='tool_ports: unknown tool bogus .known: ethr, iperf2'):
         tool_ports(['bogus'])
+
+
+def test_the_firewall_preflight_names_firewall_tools_for_an_unknown_tool():
+    # the battery's "firewall unknown tool": the role's variable in the message, before any change
+    from ansible_collections.perflab.network.plugins.filter.tool_port_problems import tool_port_problems
+    assert tool_port_problems({}, tools=['iperf3']) == []
+    problems = tool_port_problems({'iperf3_ports': 0}, tools=['iperf3', 'bogus'])
+    assert problems[0].startswith('firewall_iperf3_ports must be')
+    assert problems[1] == 'firewall_tools: unknown tool bogus (known: %s)' % ', '.join(registry.NAMES)
