@@ -48,7 +48,7 @@ MAY_IMPORT = {
 
 # layer -> its files (module names under plugins/module_utils): every file is in exactly one layer
 LAYERS = {
-    'core': ('common_args', 'limits', 'names', 'record', 'statistics', 'units'),
+    'core': ('common_args', 'common_window', 'limits', 'names', 'record', 'statistics', 'units'),
     'tools': ('tool', 'registry', 'tools', 'tools.ethr', 'tools.iperf2', 'tools.iperf3', 'tools.netperf',
               'tools.nuttcp', 'tools.sockperf', 'parse_ethr', 'parse_iperf2', 'parse_iperf3', 'parse_netperf',
               'parse_nuttcp', 'parse_sockperf'),
