@@ -10,8 +10,8 @@ connect at slightly different times, and one that runs alone for a while (first 
 link then. Adding up the averages then counts those lone seconds as if every process had had them at
 once: the sum can exceed both the NIC counters and one process' rate (the parallel-netperf seed's trap).
 The sum over the processes' common window (the interval where all were running, from their per-interval
-output: iperf3's JSON intervals, netperf's -D interim lines, nuttcp's -i lines, as each tool gives them)
-is what the link carried while N processes shared it.
+output, as each tool's parser gives it: JSON intervals, interim lines) is what the link carried while N
+processes shared it.
 
 A process' samples are ``[{'t': end of the interval in s from its first interval's start, <metric>: rate}]``
 (the parsers' ``intervals``); its ``anchor`` is the wall time (epoch s) of that clock's zero: the tool's own

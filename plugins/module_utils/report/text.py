@@ -20,7 +20,7 @@ numbers (the test sheets' Mean and Stdev) are the same figures.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.perflab.network.plugins.module_utils.report import exports
+from ansible_collections.perflab.network.plugins.module_utils.report import exports, parallel
 
 BAR_WIDTH = 50
 
@@ -94,6 +94,34 @@ def test_rows(report, test, bar_width=BAR_WIDTH):
     return rows
 
 
+def _figure(value, unit=''):
+    return '-' if value is None else ('%.1f%s' % (value, unit))
+
+
+def parallel_lines(report):
+    """The parallel-netperf seed's table as text lines (report.parallel), [] when no record has processes or NIC
+    counters: per test and configuration, each process, both sums and the NIC against the link."""
+    rows = parallel.rows(report)
+    if not rows:
+        return []
+    lines = ['', 'Processes and the link (the parallel-netperf table; Mbit/s, %% of the link)']
+    for row in rows:
+        (title, _test_id, label, runs, processes, each, total, total_pct, seconds, common, common_pct,
+         nic, nic_pct, peak, peak_pct, link) = row
+        lines.append('  %s - %s (%d run(s), %d process(es), link %s Mbit/s)' % (title, label, runs, processes,
+                                                                              _figure(link)))
+        if processes > 1:
+            lines.append('    each process: %s' % (each or '-'))
+            lines.append('    sum of their own averages: %s (%s of link)' % (_figure(total), _figure(total_pct, ' %')))
+            lines.append('    sum over the common window (%s s): %s (%s of link)' % (
+                _figure(seconds), _figure(common), _figure(common_pct, ' %')))
+        else:
+            lines.append('    the process: %s (%s of link)' % (_figure(total), _figure(total_pct, ' %')))
+        lines.append('    NIC counters: %s (%s of link), 1-s peak %s (%s of link)' % (
+            _figure(nic), _figure(nic_pct, ' %'), _figure(peak), _figure(peak_pct, ' %')))
+    return lines
+
+
 def render(report, bar_width=BAR_WIDTH):
     """The plain-text view as one string (ends with a newline)."""
     lines = [report.title] + _header_lines(report)
@@ -114,7 +142,12 @@ def render(report, bar_width=BAR_WIDTH):
             if row['notes']:
                 line = line.ljust(label_width + value_width + len(spread) + bar_width + 6) + '  ' + ' '.join(row['notes'])
             lines.append(line.rstrip())
+    lines += parallel_lines(report)
     return '\n'.join(lines) + '\n'
+
+
+def _cell_text(value):
+    return '' if value is None else ('%.1f' % value if isinstance(value, float) else str(value))
 
 
 def _md(text):
@@ -136,6 +169,14 @@ def render_markdown(report, bar_width=BAR_WIDTH):
             lines.append('| %s | %s | %s | %s | %s |' % (
                 _md(row['label']), row['value'], row['spread'], ('`%s`' % row['bar']) if row['bar'] else '',
                 _md(' '.join(row['notes']))))
+    rows = parallel.rows(report)
+    if rows:
+        lines += ['', '## Processes and the link', '',
+                  '| ' + ' | '.join(_md(name) for name in parallel.COLUMNS if name != 'Test ID') + ' |',
+                  '|' + '---|' * (len(parallel.COLUMNS) - 1)]
+        for row in rows:
+            lines.append('| ' + ' | '.join(_md(_cell_text(value)) for index, value in enumerate(row) if index != 1)
+                         + ' |')
     return '\n'.join(lines) + '\n'
 
 

@@ -35,10 +35,10 @@ except ImportError:
     HAS_OPENPYXL = False
     OPENPYXL_IMPORT_ERROR = traceback.format_exc()
 
-from ansible_collections.perflab.network.plugins.module_utils.report import stats, tables
+from ansible_collections.perflab.network.plugins.module_utils.report import parallel, stats, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.tables import MAX_SHEET_ROWS
 
-FIXED_SHEETS = ('Summary', 'Systems', 'Intervals', 'Raw')
+FIXED_SHEETS = ('Summary', 'Parallel', 'Systems', 'Intervals', 'Raw')
 SHEET_NAME_MAX = 31
 # one line chart per test on the Intervals sheet, up to this many tests
 MAX_INTERVAL_CHARTS = 40
@@ -267,6 +267,9 @@ class WorkbookWriter(object):
         # sheets appear in creation order; each streams to its own temporary file
         summary = cleaning(wb.create_sheet('Summary'))
         test_sheets = [(test, cleaning(wb.create_sheet(self.sheet_names[test.test_id]))) for test in report.tests]
+        parallel_rows = parallel.rows(report)
+        # the parallel-netperf seed's table, where a test ran several processes (report.parallel)
+        parallel_sheet = cleaning(wb.create_sheet('Parallel')) if parallel_rows else None
         systems = cleaning(wb.create_sheet('Systems'))
         intervals = cleaning(wb.create_sheet('Intervals')) if self.intervals else None
         raw = cleaning(wb.create_sheet('Raw'))
@@ -274,6 +277,8 @@ class WorkbookWriter(object):
         self._write_summary(summary)
         for test, ws in test_sheets:
             self._write_test(ws, test)
+        if parallel_sheet is not None:
+            self._write_parallel(parallel_sheet, parallel_rows)
         self._write_systems(systems)
         if intervals is not None:
             self._write_intervals(intervals)
@@ -472,6 +477,22 @@ class WorkbookWriter(object):
             self.info['charts'] += 1
             row += 3 + int(chart.height / ROW_CM + 1)
         self._print_area(ws, len(header), row)
+
+    def _write_parallel(self, ws, rows):
+        columns = list(parallel.COLUMNS)
+        self._widths(ws, [34, 24, 24, 6, 9, 30] + [12] * (len(columns) - 6))
+        ws.freeze_panes = 'D2'
+        self._print_setup(ws, title_rows='1:1', title_cols=1)
+        ws.append(self._header(ws, columns))
+        percent = [index for index, name in enumerate(columns) if name.endswith('% of link')]
+        for row in rows:
+            ws.append([self._cell(ws, value, number_format='0.0') if index in percent and value is not None
+                       else (self._cell(ws, value, number_format='0.00') if isinstance(value, float) else value)
+                       for index, value in enumerate(row)])
+        ws.append([])
+        for note in parallel.NOTES:
+            ws.append([self._cell(ws, note, font=self.styles.italic)])
+        self._print_area(ws, len(columns), len(rows) + 2 + len(parallel.NOTES))
 
     def _write_systems(self, ws):
         columns = self.report.systems_columns()

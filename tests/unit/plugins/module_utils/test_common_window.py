@@ -100,3 +100,82 @@ def test_record_carries_both_sums_and_the_nic_over_the_window():
                                               'tx_peak_mbps': 980.0, 'window': [0.5, 5.0]}
     assert cw.sampler_window({'start_epoch': 100.5, 'end_epoch': 104.0, 'last_end_epoch': 105.0}, 20.0) == (
         15.5, 19.0)
+
+
+def _parallel_records():
+    """Records of the parallel-netperf study's two tests, one and 4 processes, from the real iperf3 capture (the
+    record builder and common_window as the runner calls them), on a link of 10 Gbit/s, NIC counters beside."""
+    parsed, procs = _captured('iperf3', '3.12', 'p%d.json', parse_iperf3.parse)
+    params = {'server': '10.0.0.2', 'config': 'Linux', 'run_id': 'R', 'link_mbps': 10000}
+    records = []
+    for processes in (1, 4):
+        record = rec.new_record(dict(params, processes=processes), 'iperf3', 'tcp_stream', 'tcp', 'client_to_server',
+                                'iperf3/tcp_stream/processes=%d/parallel=1' % processes, tool_version='3.12')
+        record['client']['link_mbps'] = 10000.0
+        rec.set_primary(record, 'throughput_sent_mbps')
+        used = parsed[:processes]
+        if processes > 1:
+            for index, result in enumerate(used):
+                rec.add_process(record, 15201 + index, {'throughput_sent_mbps': rec.metric(
+                    result['metrics']['throughput_sent_mbps'], 'Mbit/s', True)})
+        rec.add_metrics(record, rec.combine_metrics([result['metrics'] for result in used]))
+        nic = {'interface': 'eth1', 'samples': [], 'rx_mbps': 10.0, 'tx_mbps': 9300.0, 'rx_peak_mbps': 20.0,
+               'tx_peak_mbps': 9800.0, 'window': [0, 4]}
+        rec.add_nic(record, nic)
+        if processes > 1:
+            rec.set_common_window(record, cw.of_processes(used, procs[:processes], 'throughput_sent_mbps'), nic)
+        rec.finish_record(record, procs[0], 'ok')
+        records.append(record)
+    return records, parsed
+
+
+def test_seed_004_table_in_the_workbook_and_the_text_view(tmp_path):
+    from ansible_collections.perflab.network.plugins.module_utils.report import parallel, store, tables, text
+    from ansible_collections.perflab.network.plugins.module_utils.report import workbook
+    openpyxl = pytest.importorskip('openpyxl')
+    records, parsed = _parallel_records()
+    report = tables.Report(store.RecordList(records))
+    rows = parallel.rows(report)
+    assert [row[4] for row in rows] == [1, 4]
+    four = dict(zip(parallel.COLUMNS, rows[1]))
+    own = sum(result['metrics']['throughput_sent_mbps'] for result in parsed)
+    assert four['Each process (Mbit/s)'] == ' / '.join('%.1f' % r['metrics']['throughput_sent_mbps'] for r in parsed)
+    assert four["Sum of the processes' own averages (Mbit/s)"] == pytest.approx(own)
+    assert four['Sum % of link'] == pytest.approx(own / 100.0)
+    common = records[1]['common_window']['sum_mbps']
+    assert four['Sum over the common window (Mbit/s)'] == pytest.approx(common) and common < own
+    assert four['Common sum % of link'] == pytest.approx(common / 100.0)
+    assert (four['NIC (Mbit/s)'], four['NIC % of link']) == (9300.0, 93.0)
+    assert (four['NIC 1-s peak (Mbit/s)'], four['NIC peak % of link']) == (9800.0, 98.0)
+    # the sum of the own averages exceeds the link and the NIC; the common window's does not exceed the NIC's peak
+    assert own > 10000 > four['NIC (Mbit/s)']
+
+    path = str(tmp_path / 'p.xlsx')
+    workbook.write_workbook(report, path)
+    sheet = openpyxl.load_workbook(path)['Parallel']
+    values = [[cell.value for cell in row] for row in sheet.iter_rows()]
+    assert values[0] == list(parallel.COLUMNS)
+    assert values[2][5] == four['Each process (Mbit/s)'] and values[2][13] == 9800.0
+    assert values[2][9] == pytest.approx(common)
+
+    view = text.render(report)
+    assert 'Processes and the link' in view
+    assert 'sum over the common window (%.1f s): %.1f (%.1f %% of link)' % (
+        records[1]['common_window']['seconds'], common, common / 100.0) in view
+    assert 'NIC counters: 9300.0 (93.0 % of link), 1-s peak 9800.0 (98.0 % of link)' in view
+    assert '| Each process (Mbit/s) |' in text.render_markdown(report)
+
+
+def test_no_parallel_table_without_processes_or_nic():
+    from ansible_collections.perflab.network.plugins.module_utils.report import parallel, store, tables, text
+    records, _parsed = _parallel_records()
+    for record in records:
+        record['processes'], record['nic'] = None, None
+    report = tables.Report(store.RecordList(records))
+    assert parallel.rows(report) == [] and 'Processes and the link' not in text.render(report)
+
+
+def test_no_parallel_table_when_no_test_ran_several_processes():
+    from ansible_collections.perflab.network.plugins.module_utils.report import parallel, store, tables
+    records, _parsed = _parallel_records()
+    assert parallel.rows(tables.Report(store.RecordList(records[:1]))) == []
