@@ -44,9 +44,10 @@ def _header_lines(report):
              % (len(report.columns), ', '.join(report.baselines) or report.baseline or '-', len(report.tests),
                 report.records, report.ok, report.failed, report.skipped)]
     if report.others:
-        lines.append("Change vs %s [its 95%% confidence interval] and the verdict (significance: Welch's t-test, "
+        lines.append("%s %s [its 95%% confidence interval] and the verdict (significance: Welch's t-test, "
                      "its p adjusted by Holm's method over the tests of each comparison)"
-                     % ('each configuration\'s own baseline (%s)' % report.compare_text()
+                     % ('Ratio (%) to' if report.form == 'ratio' else 'Change vs',
+                        'each configuration\'s own baseline (%s)' % report.compare_text()
                         if len(report.baselines) > 1 else 'the baseline'))
         lines.append(report.verdict_note())
         lines.append(report.design_note())
@@ -78,7 +79,12 @@ def test_rows(report, test, bar_width=BAR_WIDTH):
         if column.summary.get('stdev') is not None and column.runs > 1:
             row['spread'] = format_value(column.summary['stdev'])
         row['bar'] = _bar(column.mean, largest, bar_width)
-        if column.change_percent is not None:
+        if report.form == 'ratio' and column.ratio_percent is not None:
+            # the seeds' "OSv as a share of Linux": 104 %
+            interval = (' [%.1f, %.1f]' % (column.ratio_low, column.ratio_high)) if column.ratio_low is not None else ''
+            row['notes'].append('%.1f%% of %s%s%s' % (column.ratio_percent, column.baseline, interval,
+                                                      (' %s' % column.verdict) if column.verdict else ''))
+        elif column.change_percent is not None:
             interval = (' [%+.1f, %+.1f]' % (column.change_low, column.change_high)) \
                 if column.change_low is not None else ''
             row['notes'].append('%+.1f%%%s%s%s' % (column.change_percent, interval,

@@ -60,6 +60,11 @@ TEST_COLUMNS = ('Configuration', 'Mean', '95% CI low', '95% CI high', 'Median', 
 # cells right of it)
 TEST_COMPARISON_COLUMNS = ('Comparison', 'Change (%)', 'Change CI low (%)', 'Change CI high (%)', 'p (Welch)',
                            'p (Holm)', 'Verdict')
+# the same in the ratio form (tables.FORMS): the configuration as a share of its baseline
+TEST_RATIO_COLUMNS = ('Comparison', 'Ratio (%)', 'Ratio CI low (%)', 'Ratio CI high (%)', 'p (Welch)',
+                      'p (Holm)', 'Verdict')
+# a ratio: 104.0 %
+FORMAT_RATIO = '0.0"%"'
 # the legend under it, one line each (a page wide; the Summary's notes say it all)
 TEST_LEGEND = ("95 %% confidence intervals. p (Holm): Welch's p adjusted by Holm's method over every test of this "
                "comparison.",
@@ -369,7 +374,8 @@ class WorkbookWriter(object):
         fill = self._verdict_fill(column) if kind in (0, 4, 5) else None
         if kind == 5:
             return self._cell(ws, value, fill=fill)
-        return self._cell(ws, value, fill=fill, number_format=FORMAT_CHANGE if kind < 3 else FORMAT_P)
+        change = FORMAT_RATIO if self.report.form == 'ratio' else FORMAT_CHANGE
+        return self._cell(ws, value, fill=fill, number_format=change if kind < 3 else FORMAT_P)
 
     def _write_test(self, ws, test):
         styles = self.styles
@@ -422,7 +428,8 @@ class WorkbookWriter(object):
         compared = [column for column in present if column.baseline is not None]
         if compared:
             ws.append([])
-            ws.append(self._header(ws, list(TEST_COMPARISON_COLUMNS), row=row + 2))
+            ws.append(self._header(ws, list(TEST_RATIO_COLUMNS if report.form == 'ratio' else TEST_COMPARISON_COLUMNS),
+                                   row=row + 2))
             first_width = self._column_widths[ws.title][0]
             for number, column in enumerate(compared, row + 3):
                 # and which design produced it (interleaved or sequential: Report.comparison_design); the verdict, last,
@@ -431,9 +438,8 @@ class WorkbookWriter(object):
                 if len(name) > first_width - 2:
                     ws.row_dimensions[number].height = 15 * min(6, -(-len(name) // (first_width - 2)))
                 ws.append([self._cell(ws, name, alignment=styles.wrap)]
-                          + [self._comparison_cell(ws, column, kind, value) for kind, value in enumerate((
-                              column.change_percent, column.change_low, column.change_high, column.p_value,
-                              column.p_holm, column.verdict))])
+                          + [self._comparison_cell(ws, column, kind, value) for kind, value in enumerate(
+                              column.shown(report.form) + (column.p_value, column.p_holm, column.verdict))])
             facts = {'level': stats.SIGNIFICANCE_LEVEL, 'minimum': report.min_change_text(), 'runs': stats.MIN_RUNS}
             for line in TEST_LEGEND:
                 ws.append([self._cell(ws, line % facts, font=styles.italic)])
