@@ -68,3 +68,14 @@ def test_ratio_form_in_the_workbook(tmp_path):
 def test_a_bad_form_is_refused():
     with pytest.raises(ValueError, match="form must be one of change, ratio, got 'share'"):
         tables.Report(store.RecordList([]), form='share')
+
+
+def test_the_osv_study_reports_in_the_seeds_ratio_form():
+    import yaml
+    path = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'playbooks', 'studies', 'osv-netperf.yml')
+    with open(path) as handle:
+        plays = yaml.safe_load(handle)
+    forms = dict((play['ansible.builtin.import_playbook'], (play.get('vars') or {}).get('perflab_report_form'))
+                 for play in plays)
+    # the report and the benchmark stages (whose callback writes the run's own workbook) show B/A
+    assert forms['../report.yml'] == 'ratio' and forms['../stages/benchmark.yml'] == 'ratio'
