@@ -28,8 +28,8 @@ options:
     default: ""
   vcpus:
     description:
-      - The system's vCPU count (C(perflab_system_vcpus)), named in the label after the OS version (C(OSv 0.57 1 vCPU stock)):
-        the OSv seed's 1-vCPU and 4-vCPU runs. Empty, not named.
+      - The system's vCPU count (C(perflab_system_vcpus)), named in the label after the OS version (C(OSv 0.57 1 vCPU stock)),
+        as in the OSv seed's 1-vCPU and 4-vCPU runs. Empty, not named.
     type: raw
   tuned:
     description: Whether the host is tuned in this configuration.

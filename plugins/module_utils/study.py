@@ -90,6 +90,15 @@ def default_label(facts, system_label='', tuned=False, profile='', vcpus=None):
     return '%s %s' % (base_label(facts, system_label, vcpus), state_name(tuned, profile))
 
 
+def unmanaged_label(name, config_label='', system_label='', vcpus=None):
+    """The label of a server we do not manage (no facts: its OS is unknown): its ``perflab_config_label``, else
+    ``[<system label> ]<inventory name>[ <n> vCPU] unmanaged``."""
+    if config_label:
+        return str(config_label)
+    parts = [(system_label or '').strip(), name, vcpus_name(vcpus), 'unmanaged']
+    return ' '.join(part for part in parts if part)
+
+
 def pair_label(labels, client, server, side):
     """The label of a pair's records: the side under test's; both sides, the client's when both
     hosts carry the same label, else ``<client label> / <server label>``."""

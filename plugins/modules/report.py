@@ -79,7 +79,7 @@ options:
     description:
       - How the workbook's comparisons and the text views show a configuration against its baseline.
       - V(change), the relative change, (configuration - baseline) / |baseline| in percent (V(-24.5)).
-      - V(ratio), the configuration as a share of its baseline, configuration / baseline in percent (V(104), V(150)):
+      - V(ratio), the configuration as a share of its baseline, configuration / baseline in percent (V(104), V(150)),
         the OSv seed's "OSv as a ratio of Linux". The statistics and verdicts are the same in both forms.
     type: str
     choices: [change, ratio]

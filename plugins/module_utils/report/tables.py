@@ -853,8 +853,9 @@ class Report(object):
         profile where no record names a client."""
         if self.systems_shown == 'all' or not self._clients:
             return list(self.systems)
+        # a server we do not manage is in a study only as a system under test
         return [profile for profile in self.systems
-                if (profile.get('host') or '') in self._clients.get(self.column_of(profile), ())]
+                if (profile.get('host') or '') in self._clients.get(self.column_of(profile), ()) or profile.get('unmanaged')]
 
     def systems_rows(self):
         rows = []
