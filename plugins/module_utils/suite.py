@@ -624,8 +624,8 @@ def unmanaged_servers(servers, pairs, unmanaged):
         if given is None:
             problems.append('the %s tests of pair %s need a %s server on %s, and the inventory does not say one '
                             'listens there: start it by hand and declare it (perflab_unmanaged_servers: {%s: %d}), '
-                            'or leave %s out (perflab_tools)' % (server['tool'], server['pair'], server['tool'], where,
-                                                                 server['tool'], server['port'], server['tool']))
+                            'or leave its tests out (benchmark_tools)' % (server['tool'], server['pair'], server['tool'],
+                                                                          where, server['tool'], server['port']))
             continue
         if not isinstance(port, int) or isinstance(port, bool) or int(port) != server['port']:
             problems.append('pair %s plans its %s server on port %d of %s, but the one declared listens on %r: '
