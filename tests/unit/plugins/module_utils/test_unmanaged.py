@@ -8,6 +8,8 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -77,3 +79,35 @@ def test_the_systems_sheet_shows_the_unmanaged_system_under_test():
     rows = tables.Report(store.RecordList([system, result])).systems_rows()
     assert len(rows) == 1 and rows[0][1] == 'osv'
     assert rows[0][4:4 + len(tables.SYSTEM_FIELDS)] == ['unknown: unmanaged server'] * len(tables.SYSTEM_FIELDS)
+
+
+ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..')
+
+
+@pytest.mark.parametrize('also_server, declared, message', [
+    # listed as a server too: every stage would reach it over SSH
+    (True, {'netperf': 12865, 'iperf3': 5201},
+     'perflab_unmanaged lists osv, which the study would reach over SSH (perflab_servers:perflab_clients)'),
+    (False, {'netperf': 12865},
+     'benchmark plan refused: the iperf3 tests of pair c1->osv need a iperf3 server on osv (10.249.9.2, not managed)'),
+])
+def test_the_study_refuses_an_unmanaged_server_on_the_controller_first(tmp_path, also_server, declared, message):
+    """The study's first stage (localhost only, no host reached): what an unmanaged server cannot be is refused."""
+    children = {'perflab_unmanaged': {'hosts': {'osv': {'perflab_data_address': '10.249.9.2',
+                                                        'perflab_unmanaged_servers': declared}}},
+                'perflab_clients': {'hosts': {'c1': {'perflab_data_address': '10.249.9.1', 'perflab_peer': 'osv'}}}}
+    if also_server:
+        children['perflab_servers'] = {'hosts': {'osv': {}}}
+    inventory = tmp_path / 'hosts.yml'
+    inventory.write_text(yaml.safe_dump({'all': {'children': children}}))
+    playbook = os.path.join(os.path.dirname(sys.executable), 'ansible-playbook')
+    if not os.path.exists(playbook):
+        pytest.skip('ansible-playbook is not installed beside %s' % sys.executable)
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
+               ANSIBLE_STDOUT_CALLBACK='ansible.builtin.default', PERFLAB_RESULTS_DIR=str(tmp_path))
+    done = subprocess.run([playbook, '-i', str(inventory), os.path.join(ROOT, 'playbooks', 'stages', 'validate_study.yml'),
+                           '-e', 'perflab_suite=osv-netperf', '-e', 'perflab_system_under_test=servers'],
+                          cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300,
+                          check=False, universal_newlines=True)
+    # (the declared servers' plan runs live: tests/integration/test_unmanaged_server.py)
+    assert done.returncode != 0 and message in done.stdout, done.stdout[-3000:]
