@@ -32,6 +32,7 @@ def unmanaged_profile(address=None):
     return {'table': dict((field, UNMANAGED) for field in TABLE_FIELDS),
             'network': {'interface': None, 'mtu': None, 'address': address, 'unmanaged': True}}
 
+
 # The network sysctls the tuning role touches. Inside a network namespace
 # several do not exist (netdev_max_backlog, busy_poll, default_qdisc, tcp_mem,
 # udp_mem, ...): they are reported as null.

@@ -110,12 +110,12 @@ def parallel_lines(report):
     rows = parallel.rows(report)
     if not rows:
         return []
-    lines = ['', 'Processes and the link (the parallel-netperf table; Mbit/s, %% of the link)']
+    lines = ['', 'Processes and the link (the parallel-netperf table; Mbit/s, % of the link)']
     for row in rows:
         (title, _test_id, label, runs, processes, each, total, total_pct, seconds, common, common_pct,
          nic, nic_pct, peak, peak_pct, link) = row
-        lines.append('  %s - %s (%d run(s), %d process(es), link %s Mbit/s)' % (title, label, runs, processes,
-                                                                              _figure(link)))
+        lines.append('  %s - %s (%d run(s), %d process(es), link %s Mbit/s)'
+                     % (title, label, runs, processes, _figure(link)))
         if processes > 1:
             lines.append('    each process: %s' % (each or '-'))
             lines.append('    sum of their own averages: %s (%s of link)' % (_figure(total), _figure(total_pct, ' %')))

@@ -159,7 +159,7 @@ def test_seed_004_table_in_the_workbook_and_the_text_view(tmp_path):
     assert values[2][9] == pytest.approx(common)
 
     view = text.render(report)
-    assert 'Processes and the link' in view
+    assert 'Processes and the link (the parallel-netperf table; Mbit/s, % of the link)' in view
     assert 'sum over the common window (%.1f s): %.1f (%.1f %% of link)' % (
         records[1]['common_window']['seconds'], common, common / 100.0) in view
     assert 'NIC counters: 9300.0 (93.0 % of link), 1-s peak 9800.0 (98.0 % of link)' in view
