@@ -137,6 +137,20 @@ options:
         key: matrix_k
     vars:
       - name: perflab_report_matrix_k
+  form:
+    description:
+      - How the workbook's comparisons and the text views show a configuration against its baseline, V(change)
+        (the relative change in percent) or V(ratio) (configuration / baseline in percent, the OSv seed's
+        "104 %, 150 %"). Anything else stops the run when the playbook starts, before any test.
+    type: str
+    default: change
+    env:
+      - name: PERFLAB_REPORT_FORM
+    ini:
+      - section: callback_perflab_results
+        key: form
+    vars:
+      - name: perflab_report_form
   summary:
     description: Print the text summary (a block per test, a bar per configuration) at the end.
     type: bool
@@ -231,6 +245,7 @@ OPTION_VARS = {
     'compare': 'perflab_report_compare',
     'min_change_percent': 'perflab_report_min_change_percent',
     'matrix_k': 'perflab_report_matrix_k',
+    'form': 'perflab_report_form',
     'summary': 'perflab_report_summary',
     'workbook': 'perflab_report_workbook',
     'progress': 'perflab_report_progress',
@@ -433,9 +448,11 @@ class CallbackModule(CallbackBase):
             build.compare_map(self.get_option('compare'))
             tables.min_change_value(self.get_option('min_change_percent'))
             tables.matrix_k_value(self.get_option('matrix_k'))
+            tables.form_value(self.get_option('form'))
         except ValueError as exc:
             self._fail_fast(str(exc), hint='Fix it (-e perflab_report_compare=..., -e perflab_report_min_change_percent='
-                                           '..., PERFLAB_REPORT_* or [callback_perflab_results] in ansible.cfg)')
+                                           '..., -e perflab_report_form=change|ratio, PERFLAB_REPORT_* or '
+                                           '[callback_perflab_results] in ansible.cfg)')
 
     def _play_options(self, play):
         """Our options' variables as the play sees them (extra vars win), templated."""
@@ -670,6 +687,7 @@ class CallbackModule(CallbackBase):
                                                  compare=self.get_option('compare'),
                                                  min_change_percent=self.get_option('min_change_percent'),
                                                  matrix_k=self.get_option('matrix_k'),
+                                                 form=self.get_option('form'),
                                                  views_stem=stem if self.get_option('workbook') else None)
         except Exception as exc:  # pylint: disable=broad-except
             self._reports_failed.append(path)

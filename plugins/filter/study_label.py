@@ -26,6 +26,11 @@ options:
     description: The host group's label (C(perflab_system_label)), for example C(Server 1) or C(ConnectX).
     type: str
     default: ""
+  vcpus:
+    description:
+      - The system's vCPU count (C(perflab_system_vcpus)), named in the label after the OS version (C(OSv 0.57 1 vCPU stock)),
+        as in the OSv seed's 1-vCPU and 4-vCPU runs. Empty, not named.
+    type: raw
   tuned:
     description: Whether the host is tuned in this configuration.
     type: bool
@@ -49,7 +54,9 @@ EXAMPLES = r'''
 
 RETURN = r'''
 _value:
-  description: The label (a string), or with O(part=identity) a mapping of C(system_label), C(distribution), C(version), C(profile).
+  description: >-
+    The label (a string), or with O(part=identity) a mapping of C(system_label), C(distribution), C(version), C(vcpus),
+    C(profile).
   type: raw
 '''
 
@@ -58,17 +65,21 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.perflab.network.plugins.module_utils.plan import study
 
 
-def study_label(facts, system_label='', tuned=False, profile='throughput', part='label'):
+def study_label(facts, system_label='', tuned=False, profile='throughput', part='label', vcpus=None):
     if not isinstance(facts, dict):
         raise AnsibleFilterError('study_label: the input must be the host facts (a mapping), got %r' % (facts,))
     facts = dict((key[len('ansible_'):] if key.startswith('ansible_') else key, value) for key, value in facts.items())
+    try:
+        study.vcpus_value(vcpus)
+    except ValueError as exc:
+        raise AnsibleFilterError('study_label: %s' % exc)
     if part == 'identity':
-        return study.identity(facts, system_label, bool(tuned), profile)
+        return study.identity(facts, system_label, bool(tuned), profile, vcpus=vcpus)
     if part == 'base':
-        return study.base_label(facts, system_label)
+        return study.base_label(facts, system_label, vcpus)
     if part != 'label':
         raise AnsibleFilterError('study_label: part must be label, base or identity, got %r' % (part,))
-    return study.default_label(facts, system_label, bool(tuned), profile)
+    return study.default_label(facts, system_label, bool(tuned), profile, vcpus)
 
 
 class FilterModule(object):

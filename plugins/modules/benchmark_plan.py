@@ -184,6 +184,19 @@ options:
       - C(slice_number), C(slice_count) and C(hosts) (every host of the fleet) - the AWX job slice this run is
         (its inventory holds only its own hosts); a test between two slices refuses the plan, unless
         C(slice_scope=inside), which makes the schedule inside the slice.
+  unmanaged:
+    description:
+      - >-
+        The servers we do not manage (inventory group C(perflab_unmanaged), a netserver or iperf3 server already
+        listening at an address, reached without SSH, such as an OSv appliance),
+        C({host: {servers, label, system_label, vcpus}}). C(servers) (the host's C(perflab_unmanaged_servers)),
+        C({tool: port}) or C({tool: {port, count}}), are the tools whose servers the user says listen there and on
+        which port (C(count) consecutive ones for tests of several processes). The host's label is C(label)
+        (C(perflab_config_label)), else C([<system_label> ]<host>[ <vcpus> vCPU] unmanaged).
+      - Nothing is started, stopped or opened on such a host (RV(servers) entries carry C(unmanaged=true), RV(firewall)
+        leaves them out); the client's connect check still proves each one listens. The plan is refused, naming
+        what is missing, when a test needs a server the user did not declare, on another port, or more of them
+        than declared, or when such a host would run a client (a reversed pair).
     type: dict
     default: {}
   serialize_pairs:
@@ -256,6 +269,11 @@ fleet:
       C(expected_s) and C(slice); null otherwise.
   returned: success
   type: dict
+unmanaged:
+  description: The servers of the plan that we do not manage (O(unmanaged)) and their labels.
+  returned: success
+  type: dict
+  sample: {osv1: OSv 0.57 1 vCPU}
 waves:
   description: Number of waves the clients run in (1 unless O(serialize_pairs) splits them).
   returned: success
@@ -374,6 +392,7 @@ def argument_spec():
         fleet=dict(type='dict', default={}),
         configurations=dict(type='int', default=1),
         design=dict(type='dict', default={}),
+        unmanaged=dict(type='dict', default={}),
     )
 
 
@@ -450,6 +469,11 @@ def main():
                 'run %s cannot be resumed: its results file holds runs made with other test parameters (%s). '
                 'A resume must ask for what the run measured; give another perflab_run_id for a new run'
                 % (run_id, '; '.join(differ)))
+        for host, given in p['unmanaged'].items():
+            given = given or {}
+            # no facts of a host we do not manage: the label the user gave, else its name
+            p['labels'].setdefault(host, study.unmanaged_label(host, given.get('label'), given.get('system_label'),
+                                                               given.get('vcpus')))
         items, skipped_done = suites.build_plan(tests, pairs, plan_records.failed_host_labels(p['labels'], pairs, failed),
                                                 suites.recorded_keys(recorded), side=side,
                                                 recorded=suites.recorded_values(recorded),
@@ -497,9 +521,12 @@ def main():
         item['suite'] = suite.get('name', p['suite'])
         # the tool's server log can show that a test's values are wrong (ethr out of file descriptors):
         # the benchmark role reads it after each such test
-        item['check_server_log'] = bool(registry.get(item['tool']).server_log_problems)
+        # (not where the server is not ours: its log is not ours to read)
+        item['check_server_log'] = bool(registry.get(item['tool']).server_log_problems) \
+            and item['server'] not in p['unmanaged']
     servers = suites.servers_needed(runnable, pairs)
     try:
+        suites.unmanaged_servers(servers, pairs, p['unmanaged'])
         suites.check_port_overlaps(servers)
     except suites.PlanError as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
@@ -538,6 +565,8 @@ def main():
         firewall=suites.firewall_openings(servers),
         connect=suites.connect_checks(servers),
         waves=waves, client_waves=client_waves, fleet=fleet_plan,
+        # the servers we do not manage of this plan and their labels (their system profile says what is unknown)
+        unmanaged=dict((host, p['labels'][host]) for host in sorted(set(s['server'] for s in servers if s.get('unmanaged')))),
         perflab_plan={'run_id': run_id, 'total_tests': len(runnable) + len(skipped) + len(unrun),
                       'expected_duration_s': expected, 'skipped_done': skipped_done,
                       # progress over the whole study: this plan's tests run in that many configurations

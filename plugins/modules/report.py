@@ -75,6 +75,15 @@ options:
         that is no number, a boolean) fails before any file is written.
     type: raw
     default: 0
+  form:
+    description:
+      - How the workbook's comparisons and the text views show a configuration against its baseline.
+      - V(change), the relative change, (configuration - baseline) / |baseline| in percent (V(-24.5)).
+      - V(ratio), the configuration as a share of its baseline, configuration / baseline in percent (V(104), V(150)),
+        the OSv seed's "OSv as a ratio of Linux". The statistics and verdicts are the same in both forms.
+    type: str
+    choices: [change, ratio]
+    default: change
   systems:
     description:
       - V(tested), the Systems sheet shows one row per system under test (a host that ran tests as the client
@@ -185,6 +194,11 @@ min_change_percent:
   returned: always
   type: float
   sample: 2.0
+form:
+  description: How the comparisons are shown, V(change) or V(ratio).
+  returned: always
+  type: str
+  sample: ratio
 run_ids:
   description: The run ids found in the files.
   returned: always
@@ -307,6 +321,7 @@ def main():
             baseline=dict(type='str'),
             compare=dict(type='dict'),
             min_change_percent=dict(type='raw', default=0),
+            form=dict(type='str', choices=list(tables.FORMS), default='change'),
             systems=dict(type='str', choices=['tested', 'all'], default='tested'),
             group_by=dict(type='str', choices=list(tables.GROUP_BY_CHOICES), default='config'),
             intervals=dict(type='bool', default=True),
@@ -346,7 +361,7 @@ def main():
             report = tables.Report(store.ResultFiles(paths), baseline=params['baseline'],
                                    group_by=params['group_by'], title=params['title'],
                                    compare=build.compare_map(params['compare']), systems=params['systems'],
-                                   min_change_percent=min_change)
+                                   min_change_percent=min_change, form=params['form'])
             result = {'workbook': dest, 'exports': export_paths(stem, formats, params['intervals']),
                       'views': [dest[:-len('.xlsx')] + suffix for suffix in ('.txt', '.md')],
                       'sheets': [], 'charts': 0, 'truncated': [], 'summary': text.render(report)}
@@ -355,7 +370,7 @@ def main():
                 paths, workbook_path=dest, export_stem=stem, formats=formats, baseline=params['baseline'],
                 group_by=params['group_by'], intervals=params['intervals'], title=params['title'],
                 compare=params['compare'], systems=params['systems'], views_stem=dest[:-len('.xlsx')],
-                min_change_percent=min_change)
+                min_change_percent=min_change, form=params['form'])
     except store.SchemaError as exc:
         module.fail_json(msg=str(exc), files=paths)
     except (IOError, OSError) as exc:
@@ -381,6 +396,7 @@ def main():
         baseline=report.baseline,
         compare=report.overview()['compare'],
         min_change_percent=report.min_change_percent,
+        form=report.form,
         run_ids=list(report.run_ids),
         tests=len(report.tests),
         records=report.records,

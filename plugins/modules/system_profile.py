@@ -61,6 +61,18 @@ options:
       - The profile the configuration runs (V(stock), V(tuned), ...), kept in the profile; reports compare a
         configuration that is not stock against the stock one of the same hosts and OS.
     type: str
+  unmanaged:
+    description:
+      - >-
+        V(true), the profile of a server we do not manage (a netserver or iperf3 server already listening at an
+        address, reached without SSH, an appliance such as OSv), run on the controller; nothing is read, every
+        table field is C(unknown: unmanaged server), the network part holds only O(address), and the profile
+        carries C(unmanaged=true).
+    type: bool
+    default: false
+  address:
+    description: With O(unmanaged), the server's data address (the inventory's C(perflab_data_address)).
+    type: str
 notes:
   - C(dmidecode) needs root to list the memory modules; without it the Memory row is the total from C(/proc/meminfo).
 seealso:
@@ -202,10 +214,16 @@ def main():
             config=dict(type='str', default=''),
             host_name=dict(type='str'),
             profile=dict(type='str'),
+            unmanaged=dict(type='bool', default=False),
+            address=dict(type='str'),
         ),
         supports_check_mode=True,
     )
     interface = module.params['interface']
+    if module.params['unmanaged']:
+        # a server we do not manage: nothing is read (this runs on the controller), every field says so
+        collected = sysprofile.unmanaged_profile(module.params['address'])
+        module.exit_json(changed=False, perflab_system=dict(_head(module.params), unmanaged=True, **collected))
     host = host_platform.current()
     if interface is not None:
         if not valid_interface_name(interface):
@@ -215,17 +233,19 @@ def main():
             module.fail_json(msg='interface %s does not exist on this host' % interface)
     uname = os.uname()
     collected = host.system_profile(interface, run_tool, machine=uname[4], release=uname[2])
-    profile = {
-        'schema': sysprofile.SCHEMA,
-        'run_id': module.params['run_id'] or new_run_id(),
-        'config': module.params['config'] or '',
-        'host': module.params['host_name'] or socket.gethostname(),
-        'profile': module.params['profile'] or None,
-        'collected_at': process.iso_utc(),
-        'table': collected['table'],
-        'network': collected['network'],
-    }
+    profile = dict(_head(module.params), table=collected['table'], network=collected['network'])
     module.exit_json(changed=False, perflab_system=profile)
+
+
+def _head(params):
+    return {
+        'schema': sysprofile.SCHEMA,
+        'run_id': params['run_id'] or new_run_id(),
+        'config': params['config'] or '',
+        'host': params['host_name'] or socket.gethostname(),
+        'profile': params['profile'] or None,
+        'collected_at': process.iso_utc(),
+    }
 
 
 if __name__ == '__main__':

@@ -18,6 +18,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.perflab.network.plugins.module_utils.core import common_args
+from ansible_collections.perflab.network.plugins.module_utils import common_window as cw
 from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
 from ansible_collections.perflab.network.plugins.module_utils.core import limits
 from ansible_collections.perflab.network.plugins.module_utils.bench import preflight
@@ -169,9 +170,11 @@ def run_test(module, tool, params, result_key='perflab_result', host=None, annot
                             error=result['error'])
         combined = tool.combine(parsed, params)
         rec.set_intervals(record, tool.combine_intervals(parsed))
+        window = cw.of_processes(parsed, procs, record['primary'])
     else:
         combined = parsed[0]['metrics']
         rec.set_intervals(record, parsed[0]['intervals'])
+        window = None
     if not failures:
         rec.add_metrics(record, combined, tool.metrics)
     if sampler is not None:
@@ -180,9 +183,15 @@ def run_test(module, tool, params, result_key='perflab_result', host=None, annot
         nic = sampler.result(window=(ended_t - measured, ended_t) if measured and ended_t else None)
         # a failed record keeps the samples but carries no NIC rates as results
         rec.add_nic(record, nic, metrics=not failures)
+        if window and not failures:
+            # the NIC over the processes' common window too (the samples' clock ends when the last process did)
+            rec.set_common_window(record, window, sampler.result(window=cw.sampler_window(window, ended_t)))
+            window = None
         wrong_path = None if failures else rec.nic_accounting_problem(record)
         if wrong_path:
             failures.append(wrong_path)
+    if window and not failures:
+        rec.set_common_window(record, window)
     if not failures and rec.far_below_link(record):
         error, note = rec.far_below_link_verdict(record, params['server'], record['client'].get('mtu'),
                                                  probe_path(nic_host, host, params['server'], record['client'].get('mtu')))

@@ -36,6 +36,8 @@ METRICS = {
     'throughput_mbps': ('Mbit/s', True, 'sum'),
     'throughput_sent_mbps': ('Mbit/s', True, 'sum'),
     'throughput_received_mbps': ('Mbit/s', True, 'sum'),
+    # several processes: the sum of their rates over the seconds all of them ran (common_window)
+    'throughput_common_mbps': ('Mbit/s', True, 'sum'),
     'retransmits': ('count', False, 'sum'),
     'jitter_ms': ('ms', False, 'mean'),
     'jitter_max_ms': ('ms', False, 'max'),
@@ -155,6 +157,8 @@ def new_record(params, tool, test, protocol, direction, test_id, options=None, t
         # what limited the test (limits.verdict), on ok records: {verdict, evidence, ...}
         'limited_by': None,
         'processes': None,
+        # several processes: their common window and each one's rate over it (common_window.common_window)
+        'common_window': None,
         'status': None,
         'error': None,
         'raw': '',
@@ -354,6 +358,21 @@ def far_below_link_verdict(record, server, mtu, answered):
     return ('%s, and the path to %s does not carry packets of the MTU: a don\'t-fragment ping of %d bytes got no '
             'answer (an MTU black hole: something on the path drops larger frames), so this is no result' % (
                 what, server, mtu)), None
+
+
+def set_common_window(record, window, nic_result=None):
+    """Attach the processes' common window (common_window.common_window, or None) and, where the NIC was sampled
+    over it, its rates and one-second peak (``nic``: a NicSampler.result() of that window); the sum over it is
+    the metric ``throughput_common_mbps`` beside the sum of the processes' own averages."""
+    if not window:
+        record['common_window'] = None
+        return
+    window = dict(window)
+    if nic_result:
+        window['nic'] = dict((key, nic_result.get(key)) for key in
+                             ('rx_mbps', 'tx_mbps', 'rx_peak_mbps', 'tx_peak_mbps', 'window'))
+    record['common_window'] = window
+    add_metric(record, 'throughput_common_mbps', window.get('sum_mbps'))
 
 
 def add_process(record, port, metrics, status='ok', error=None):

@@ -22,6 +22,16 @@ SCHEMA = 'perflab.system/1'
 UNKNOWN = 'unknown'
 TABLE_FIELDS = ('Processor', 'Motherboard', 'Chipset', 'Memory', 'Disk', 'Network', 'OS', 'Kernel',
                 'Compiler', 'File-System')
+# what a system we do not manage (a server already listening, reached without SSH) shows for every field
+UNMANAGED = 'unknown: unmanaged server'
+
+
+def unmanaged_profile(address=None):
+    """The system table of an unmanaged server (no SSH, no Python: an appliance such as OSv): every field says
+    we could not know it; the network part holds only the data address the inventory gives."""
+    return {'table': dict((field, UNMANAGED) for field in TABLE_FIELDS),
+            'network': {'interface': None, 'mtu': None, 'address': address, 'unmanaged': True}}
+
 
 # The network sysctls the tuning role touches. Inside a network namespace
 # several do not exist (netdev_max_backlog, busy_poll, default_qdisc, tcp_mem,

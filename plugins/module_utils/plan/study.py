@@ -25,7 +25,7 @@ import random
 SIDES = ('servers', 'clients', 'both')
 DEFAULT_SIDE = 'both'
 # what makes two hosts the same system, in the order the label names them
-IDENTITY = ('system_label', 'distribution', 'version', 'profile')
+IDENTITY = ('system_label', 'distribution', 'version', 'vcpus', 'profile')
 
 
 def check_side(side):
@@ -52,23 +52,51 @@ def state_name(tuned, profile):
     return 'tuned-%s' % (profile or 'throughput') if tuned else 'stock'
 
 
-def identity(facts, system_label='', tuned=False, profile=''):
-    """What tells one system from another: the host group's label, the OS and its full version,
-    and what the study did to it (stock, or tuned with which profile): what the default label names."""
+def vcpus_value(value):
+    """``perflab_system_vcpus`` as a count of vCPUs (1 to 4096), None when not given; ValueError otherwise."""
+    if value in (None, ''):
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit() \
+            or not 1 <= int(value) <= 4096:
+        raise ValueError('perflab_system_vcpus must be a whole number of vCPUs from 1 to 4096, got %r' % (value,))
+    return int(value)
+
+
+def vcpus_name(vcpus):
+    """``<n> vCPU`` (the seed's "1 vCPU", "4 vCPU" runs), '' when not given."""
+    count = vcpus_value(vcpus)
+    return '%d vCPU' % count if count else ''
+
+
+def identity(facts, system_label='', tuned=False, profile='', vcpus=None):
+    """What tells one system from another: the host group's label, the OS and its full version, its vCPU count
+    where the study names it, and what the study did to it (stock, or tuned with which profile): what the
+    default label names."""
     return {'system_label': (system_label or '').strip(),
             'distribution': facts.get('distribution') or '',
             'version': facts.get('distribution_version') or facts.get('distribution_major_version') or '',
+            'vcpus': vcpus_name(vcpus),
             'profile': state_name(tuned, profile)}
 
 
-def base_label(facts, system_label=''):
-    """``[<system label> ]<OS> <full version>``: the label without the state."""
-    ident = identity(facts, system_label)
-    return ' '.join(part for part in (ident['system_label'], ident['distribution'], ident['version']) if part)
+def base_label(facts, system_label='', vcpus=None):
+    """``[<system label> ]<OS> <full version>[ <n> vCPU]``: the label without the state."""
+    ident = identity(facts, system_label, vcpus=vcpus)
+    return ' '.join(part for part in (ident['system_label'], ident['distribution'], ident['version'], ident['vcpus'])
+                    if part)
 
 
-def default_label(facts, system_label='', tuned=False, profile=''):
-    return '%s %s' % (base_label(facts, system_label), state_name(tuned, profile))
+def default_label(facts, system_label='', tuned=False, profile='', vcpus=None):
+    return '%s %s' % (base_label(facts, system_label, vcpus), state_name(tuned, profile))
+
+
+def unmanaged_label(name, config_label='', system_label='', vcpus=None):
+    """The label of a server we do not manage (no facts: its OS is unknown): its ``perflab_config_label``, else
+    ``[<system label> ]<inventory name>[ <n> vCPU] unmanaged``."""
+    if config_label:
+        return str(config_label)
+    parts = [(system_label or '').strip(), name, vcpus_name(vcpus), 'unmanaged']
+    return ' '.join(part for part in parts if part)
 
 
 def pair_label(labels, client, server, side):

@@ -599,6 +599,52 @@ def servers_needed(items, pairs):
     return out
 
 
+def unmanaged_servers(servers, pairs, unmanaged):
+    """Mark the planned servers on hosts we do not manage, or refuse what those hosts cannot give (PlanError).
+
+    ``unmanaged``: ``{host: {'servers': {tool: port or {port, count}}, ...}}``, the servers the user says already
+    listen on each host we do not manage (no SSH: nothing is started, stopped, opened or read there). A test needs, on such a
+    host, its tool's server listening at the planned port, as many of them as the test's processes need (one
+    server per process: consecutive ports); the host cannot run a client (a reversed pair). Each such server
+    entry gets ``unmanaged: True`` (bench_server and the firewall leave it alone; the client's connect check
+    still proves it listens). Returns ``servers``.
+    """
+    problems = []
+    for pair in pairs:
+        if pair['client'] in unmanaged:
+            problems.append('%s is not managed (perflab_unmanaged): it cannot run the clients of pair %s '
+                            '(a reversed pair, or a client group that names it)' % (pair['client'], pair['name']))
+    for server in servers:
+        if server['server'] not in unmanaged:
+            continue
+        declared = (unmanaged[server['server']] or {}).get('servers') or {}
+        server['unmanaged'] = True
+        given = declared.get(server['tool'])
+        if isinstance(given, dict):
+            port, count = given.get('port'), given.get('count', 1)
+        else:
+            port, count = given, 1
+        where = '%s (%s, not managed)' % (server['server'], server['server_address'])
+        if given is None:
+            problems.append('the %s tests of pair %s need a %s server on %s, and the inventory does not say one '
+                            'listens there: start it by hand and declare it (perflab_unmanaged_servers: {%s: %d}), '
+                            'or leave its tests out (benchmark_tools)' % (server['tool'], server['pair'], server['tool'],
+                                                                          where, server['tool'], server['port']))
+            continue
+        if not isinstance(port, int) or isinstance(port, bool) or int(port) != server['port']:
+            problems.append('pair %s plans its %s server on port %d of %s, but the one declared listens on %r: '
+                            'give the pair that port (perflab_pairs: ports) or declare the one that listens'
+                            % (server['pair'], server['tool'], server['port'], where, port))
+        elif not isinstance(count, int) or isinstance(count, bool) or count < server['count']:
+            problems.append('the %s tests of pair %s run %d processes, one server each (ports %d-%d) on %s, and %r '
+                            'is declared: start them by hand and declare {port: %d, count: %d}'
+                            % (server['tool'], server['pair'], server['count'], server['port'],
+                               server['port'] + server['count'] - 1, where, count, server['port'], server['count']))
+    if problems:
+        raise PlanError('; '.join(problems))
+    return servers
+
+
 def check_port_overlaps(servers):
     """Two servers planned on one host whose ports (with the ranges their tools use) meet cannot both start
     (servers of different waves or rounds never run at once: each wave is checked on its own)."""
@@ -627,6 +673,8 @@ def firewall_openings(servers):
     """
     out = {}
     for server in servers:
+        if server.get('unmanaged'):
+            continue    # a host we do not manage: its firewall is not ours to open
         rules = out.setdefault(server['server'], [])
         for opening in server['openings']:
             rule = dict(opening, peer=server['client_address'])

@@ -41,13 +41,14 @@ def compare_map(value):
 
 def build_report(paths, workbook_path=None, export_stem=None, formats=exports.FORMATS, baseline=None,
                  group_by='config', intervals=True, title=None, compare=None, systems='tested', views_stem=None,
-                 min_change_percent=0.0, matrix_k=None):
+                 min_change_percent=0.0, matrix_k=None, form='change'):
     """Read ``paths`` and write what is asked.
 
     ``workbook_path``: the .xlsx to write (None: no workbook). ``export_stem``:
     path prefix of the CSV/JSON exports (None: no exports). ``views_stem``: path
     prefix of the text and Markdown views, ``<stem>.txt`` and ``<stem>.md``
-    (None: none written). ``min_change_percent``: the smallest change the study cares
+    (None: none written). ``form``: ``change`` or ``ratio`` (tables.FORMS: how comparisons are shown).
+    ``min_change_percent``: the smallest change the study cares
     about (``tables.min_change_value``; smaller changes are never better or worse). ``matrix_k``: the fleet
     matrix's outlier rule, k median absolute deviations (``tables.matrix_k_value``; None: 3).
     Returns ``(report, result)`` where ``result`` is
@@ -58,7 +59,7 @@ def build_report(paths, workbook_path=None, export_stem=None, formats=exports.FO
     compare = compare_map(compare)
     source = store.ResultFiles(paths)
     report = tables.Report(source, baseline=baseline, group_by=group_by, title=title, compare=compare,
-                           systems=systems, min_change_percent=min_change_percent, matrix_k=matrix_k)
+                           systems=systems, min_change_percent=min_change_percent, matrix_k=matrix_k, form=form)
     result = {'workbook': None, 'exports': [], 'views': [], 'sheets': [], 'charts': 0, 'truncated': []}
     for target in (workbook_path, export_stem, views_stem):
         if target:

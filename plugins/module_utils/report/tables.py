@@ -49,10 +49,14 @@ NIC_COLUMNS = ('nic_rx_mbps', 'nic_tx_mbps', 'rx_bytes', 'tx_bytes', 'rx_packets
 TESTS_COLUMNS = ('test_id', 'test', 'configuration', 'metric', 'unit', 'better', 'runs', 'failed',
                  'skipped', 'mean', 'ci_low', 'ci_high', 'median', 'stdev', 'cv_percent', 'min', 'max',
                  'change_percent', 'change_ci_low', 'change_ci_high', 'p_value', 'p_holm', 'verdict',
-                 'significant', 'best', 'baseline', 'link_mbps', 'link_percent', 'limited_by')
+                 'significant', 'best', 'baseline', 'link_mbps', 'link_percent', 'limited_by', 'ratio_percent')
 
 # a comparison's columns in the Summary, after "<configuration> vs <baseline>"
 COMPARISON_SUFFIXES = ('(%)', 'CI low (%)', 'CI high (%)', 'p', 'p (Holm)', 'verdict')
+# how a comparison is shown: the relative change (B - A) / |A|, or the ratio B / A (the OSv seed's
+# "OSv as a share of Linux": 104 %, 150 %), both in percent; the statistics behind them are the same
+FORMS = ('change', 'ratio')
+RATIO_SUFFIXES = ('ratio (%)', 'ratio CI low (%)', 'ratio CI high (%)', 'p', 'p (Holm)', 'verdict')
 
 # the metrics whose value is a share of a link's speed (percent of link speed beside them)
 LINK_SHARE_METRICS = ('throughput_mbps', 'throughput_sent_mbps', 'throughput_received_mbps')
@@ -71,6 +75,14 @@ def matrix_k_value(value):
     if isinstance(value, bool) or math.isnan(k) or math.isinf(k) or k <= 0:
         raise ValueError('the fleet matrix k (perflab_report_matrix_k) must be a number above 0, got %r' % (value,))
     return k
+
+
+def form_value(value):
+    """``value`` as a comparison form (FORMS); ValueError naming the choices otherwise."""
+    form = 'change' if value in (None, '') else str(value)
+    if form not in FORMS:
+        raise ValueError('form must be one of %s, got %r' % (', '.join(FORMS), value))
+    return form
 
 
 def min_change_value(value):
@@ -303,6 +315,24 @@ class ColumnStats(object):
         capacity = self.link_mbps * (2 if test_direction == 'bidirectional' else 1) if self.link_mbps else None
         self.link_percent = (self.mean / capacity * 100.0) if capacity and self.mean is not None else None
         self.limited_by = limited_by_text(cell.limits if cell else [])
+        self.ratio_percent = None    # mean / its baseline's mean x 100 (None: compared with none, a baseline <= 0)
+        self.ratio_low = self.ratio_high = None
+
+    def set_ratio(self, base_mean):
+        """The ratio to a baseline of mean ``base_mean``: B / A in percent, and its interval (for A > 0 the ratio
+        is 100 + the change, so the change's interval, the delta method's for a ratio of means, is its too)."""
+        if self.mean is None or not base_mean or base_mean <= 0:
+            return
+        self.ratio_percent = self.mean / base_mean * 100.0
+        if self.interval and self.interval.get('low') is not None:
+            self.ratio_low = 100.0 + self.interval['low']
+            self.ratio_high = 100.0 + self.interval['high']
+
+    def shown(self, form):
+        """(value, CI low, CI high) of the comparison in ``form`` (FORMS)."""
+        if form == 'ratio':
+            return self.ratio_percent, self.ratio_low, self.ratio_high
+        return self.change_percent, self.change_low, self.change_high
 
     @property
     def mean(self):
@@ -370,6 +400,7 @@ class TestResult(object):
             column.change_percent = stats.relative_change_percent(column.mean, base.mean)
             column.welch = stats.welch_t_test(column.values, base.values)
             column.interval = stats.change_interval(column.values, base.values)
+            column.set_ratio(base.mean)
         means = [column.mean for column in self.columns if column.mean is not None]
         if len(means) > 1:   # a lone value is no "best"
             best = max(means) if self.higher_is_better else min(means)
@@ -415,9 +446,10 @@ class Report(object):
     """
 
     def __init__(self, source, baseline=None, group_by='config', title=None, compare=None, systems='tested',
-                 min_change_percent=0.0, matrix_k=matrix.DEFAULT_K):
+                 min_change_percent=0.0, matrix_k=matrix.DEFAULT_K, form='change'):
         self.min_change_percent = min_change_value(min_change_percent)
         self.matrix_k = matrix_k_value(matrix_k)
+        self.form = form_value(form)
         # what the fleet matrices need of each record: its test, hosts, status and primary value
         self._fleet = []
         if group_by not in GROUP_BY_CHOICES:
@@ -714,6 +746,13 @@ class Report(object):
                     '"%s" vs "%s": %s' % (label, self.compare[label], self.comparison_design(label))
                     for label in self.others) + '.')
 
+    def comparison_note(self):
+        """What the comparison columns hold (the report's form), and which configuration is compared with which."""
+        if self.form == 'ratio':
+            return ('Ratio: configuration / its baseline x 100 (100 %% = the same; its CI is 100 + the change\'s); '
+                    'the verdict is the change\'s; %s.' % self.compare_text())
+        return 'Relative change: (configuration - its baseline) / |baseline| x 100; %s.' % self.compare_text()
+
     def compare_text(self):
         """Which configuration is compared against which, for notes and the text summary."""
         if not self.others:
@@ -724,8 +763,9 @@ class Report(object):
     def summary_columns(self):
         columns = ['Test', 'Test ID', 'Metric', 'Unit', 'Better']
         columns += list(self.columns)
+        suffixes = RATIO_SUFFIXES if self.form == 'ratio' else COMPARISON_SUFFIXES
         for label in self.others:
-            columns += ['%s vs %s %s' % (label, self.compare[label], suffix) for suffix in COMPARISON_SUFFIXES]
+            columns += ['%s vs %s %s' % (label, self.compare[label], suffix) for suffix in suffixes]
         columns += ['%s runs' % label for label in self.columns]
         columns += ['%s failed' % label for label in self.columns]
         columns += ['%s skipped' % label for label in self.columns]
@@ -752,8 +792,7 @@ class Report(object):
                     row.append(None)
             for label in self.others:
                 column = test.by_label[label]
-                row += [column.change_percent, column.change_low, column.change_high, column.p_value,
-                        column.p_holm, column.verdict]
+                row += list(column.shown(self.form)) + [column.p_value, column.p_holm, column.verdict]
             row += [column.runs for column in test.columns]
             row += [column.failed for column in test.columns]
             row += [column.skipped for column in test.columns]
@@ -768,7 +807,7 @@ class Report(object):
             'Values: mean of each test\'s primary metric over its successful repetitions. '
             'Failed and skipped runs are counted in the "failed" and "skipped" columns and never averaged; '
             'a value cell says "failed" or "skipped" when no run of that test succeeded.',
-            'Relative change: (configuration - its baseline) / |baseline| x 100; %s.' % self.compare_text(),
+            self.comparison_note(),
             'Confidence intervals (CI): 95 %%; of a mean, Student\'s t over the successful repetitions; of a change, '
             'the delta method for a ratio of means with Welch-Satterthwaite degrees of freedom.',
             'p: Welch\'s two-sample t-test (unequal variances, two-sided), where both configurations have at least 2 '
@@ -811,7 +850,7 @@ class Report(object):
                     summary['cv_percent'],
                     summary['min'], summary['max'], column.change_percent, column.change_low, column.change_high,
                     column.p_value, column.p_holm, column.verdict, column.significant, column.best,
-                    column.baseline, column.link_mbps, column.link_percent, column.limited_by,
+                    column.baseline, column.link_mbps, column.link_percent, column.limited_by, column.ratio_percent,
                 ])
         return rows
 
@@ -852,8 +891,9 @@ class Report(object):
         profile where no record names a client."""
         if self.systems_shown == 'all' or not self._clients:
             return list(self.systems)
+        # a server we do not manage is in a study only as a system under test
         return [profile for profile in self.systems
-                if (profile.get('host') or '') in self._clients.get(self.column_of(profile), ())]
+                if (profile.get('host') or '') in self._clients.get(self.column_of(profile), ()) or profile.get('unmanaged')]
 
     def systems_rows(self):
         rows = []
@@ -958,6 +998,7 @@ class Report(object):
             'baseline': self.baseline,
             'compare': dict((label, self.compare[label]) for label in self.others),
             'min_change_percent': self.min_change_percent,
+            'form': self.form,
             'run_ids': list(self.run_ids),
             'tests': len(self.tests),
             'records': self.records,

@@ -21,7 +21,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.perflab.network.plugins.module_utils.report import matrix
-from ansible_collections.perflab.network.plugins.module_utils.report import exports
+from ansible_collections.perflab.network.plugins.module_utils.report import exports, parallel
 
 BAR_WIDTH = 50
 
@@ -45,9 +45,10 @@ def _header_lines(report):
              % (len(report.columns), ', '.join(report.baselines) or report.baseline or '-', len(report.tests),
                 report.records, report.ok, report.failed, report.skipped)]
     if report.others:
-        lines.append("Change vs %s [its 95%% confidence interval] and the verdict (significance: Welch's t-test, "
+        lines.append("%s %s [its 95%% confidence interval] and the verdict (significance: Welch's t-test, "
                      "its p adjusted by Holm's method over the tests of each comparison)"
-                     % ('each configuration\'s own baseline (%s)' % report.compare_text()
+                     % ('Ratio (%) to' if report.form == 'ratio' else 'Change vs',
+                        'each configuration\'s own baseline (%s)' % report.compare_text()
                         if len(report.baselines) > 1 else 'the baseline'))
         lines.append(report.verdict_note())
         lines.append(report.design_note())
@@ -79,7 +80,12 @@ def test_rows(report, test, bar_width=BAR_WIDTH):
         if column.summary.get('stdev') is not None and column.runs > 1:
             row['spread'] = format_value(column.summary['stdev'])
         row['bar'] = _bar(column.mean, largest, bar_width)
-        if column.change_percent is not None:
+        if report.form == 'ratio' and column.ratio_percent is not None:
+            # the seeds' "OSv as a share of Linux": 104 %
+            interval = (' [%.1f, %.1f]' % (column.ratio_low, column.ratio_high)) if column.ratio_low is not None else ''
+            row['notes'].append('%.1f%% of %s%s%s' % (column.ratio_percent, column.baseline, interval,
+                                                      (' %s' % column.verdict) if column.verdict else ''))
+        elif column.change_percent is not None:
             interval = (' [%+.1f, %+.1f]' % (column.change_low, column.change_high)) \
                 if column.change_low is not None else ''
             row['notes'].append('%+.1f%%%s%s%s' % (column.change_percent, interval,
@@ -93,6 +99,34 @@ def test_rows(report, test, bar_width=BAR_WIDTH):
             row['notes'].append('(%d skipped)' % column.skipped)
         rows.append(row)
     return rows
+
+
+def _figure(value, unit=''):
+    return '-' if value is None else ('%.1f%s' % (value, unit))
+
+
+def parallel_lines(report):
+    """The parallel-netperf seed's table as text lines (report.parallel), [] when no record has processes or NIC
+    counters: per test and configuration, each process, both sums and the NIC against the link."""
+    rows = parallel.rows(report)
+    if not rows:
+        return []
+    lines = ['', 'Processes and the link (the parallel-netperf table; Mbit/s, % of the link)']
+    for row in rows:
+        (title, _test_id, label, runs, processes, each, total, total_pct, seconds, common, common_pct,
+         nic, nic_pct, peak, peak_pct, link) = row
+        lines.append('  %s - %s (%d run(s), %d process(es), link %s Mbit/s)'
+                     % (title, label, runs, processes, _figure(link)))
+        if processes > 1:
+            lines.append('    each process: %s' % (each or '-'))
+            lines.append('    sum of their own averages: %s (%s of link)' % (_figure(total), _figure(total_pct, ' %')))
+            lines.append('    sum over the common window (%s s): %s (%s of link)' % (
+                _figure(seconds), _figure(common), _figure(common_pct, ' %')))
+        else:
+            lines.append('    the process: %s (%s of link)' % (_figure(total), _figure(total_pct, ' %')))
+        lines.append('    NIC counters: %s (%s of link), 1-s peak %s (%s of link)' % (
+            _figure(nic), _figure(nic_pct, ' %'), _figure(peak), _figure(peak_pct, ' %')))
+    return lines
 
 
 def render(report, bar_width=BAR_WIDTH):
@@ -118,7 +152,12 @@ def render(report, bar_width=BAR_WIDTH):
     fleet = report.matrices()
     if fleet:
         lines += ['', 'Fleet matrix'] + [line.rstrip() for line in matrix.text(fleet)]
+    lines += parallel_lines(report)
     return '\n'.join(lines) + '\n'
+
+
+def _cell_text(value):
+    return '' if value is None else ('%.1f' % value if isinstance(value, float) else str(value))
 
 
 def _md(text):
@@ -140,6 +179,14 @@ def render_markdown(report, bar_width=BAR_WIDTH):
             lines.append('| %s | %s | %s | %s | %s |' % (
                 _md(row['label']), row['value'], row['spread'], ('`%s`' % row['bar']) if row['bar'] else '',
                 _md(' '.join(row['notes']))))
+    rows = parallel.rows(report)
+    if rows:
+        lines += ['', '## Processes and the link', '',
+                  '| ' + ' | '.join(_md(name) for name in parallel.COLUMNS if name != 'Test ID') + ' |',
+                  '|' + '---|' * (len(parallel.COLUMNS) - 1)]
+        for row in rows:
+            lines.append('| ' + ' | '.join(_md(_cell_text(value)) for index, value in enumerate(row) if index != 1)
+                         + ' |')
     return '\n'.join(lines) + '\n'
 
 

@@ -37,10 +37,10 @@ except ImportError:
     HAS_OPENPYXL = False
     OPENPYXL_IMPORT_ERROR = traceback.format_exc()
 
-from ansible_collections.perflab.network.plugins.module_utils.report import stats, tables
+from ansible_collections.perflab.network.plugins.module_utils.report import parallel, stats, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.tables import MAX_SHEET_ROWS
 
-FIXED_SHEETS = ('Summary', 'Systems', 'Intervals', 'Raw')
+FIXED_SHEETS = ('Summary', 'Parallel', 'Systems', 'Intervals', 'Raw')
 SHEET_NAME_MAX = 31
 # one line chart per test on the Intervals sheet, up to this many tests
 MAX_INTERVAL_CHARTS = 40
@@ -62,6 +62,11 @@ TEST_COLUMNS = ('Configuration', 'Mean', '95% CI low', '95% CI high', 'Median', 
 # cells right of it)
 TEST_COMPARISON_COLUMNS = ('Comparison', 'Change (%)', 'Change CI low (%)', 'Change CI high (%)', 'p (Welch)',
                            'p (Holm)', 'Verdict')
+# the same in the ratio form (tables.FORMS): the configuration as a share of its baseline
+TEST_RATIO_COLUMNS = ('Comparison', 'Ratio (%)', 'Ratio CI low (%)', 'Ratio CI high (%)', 'p (Welch)',
+                      'p (Holm)', 'Verdict')
+# a ratio: 104.0 %
+FORMAT_RATIO = '0.0"%"'
 # the legend under it, one line each (a page wide; the Summary's notes say it all)
 TEST_LEGEND = ("95 %% confidence intervals. p (Holm): Welch's p adjusted by Holm's method over every test of this "
                "comparison.",
@@ -276,6 +281,9 @@ class WorkbookWriter(object):
         summary = cleaning(wb.create_sheet('Summary'))
         test_sheets = [(test, cleaning(wb.create_sheet(self.sheet_names[test.test_id]))) for test in report.tests]
         matrix_sheets = [(m, cleaning(wb.create_sheet(name))) for m, name in zip(matrices, matrix_names)]
+        parallel_rows = parallel.rows(report)
+        # the parallel-netperf seed's table, where a test ran several processes (report.parallel)
+        parallel_sheet = cleaning(wb.create_sheet('Parallel')) if parallel_rows else None
         systems = cleaning(wb.create_sheet('Systems'))
         intervals = cleaning(wb.create_sheet('Intervals')) if self.intervals else None
         raw = cleaning(wb.create_sheet('Raw'))
@@ -285,6 +293,8 @@ class WorkbookWriter(object):
             self._write_test(ws, test)
         for m, ws in matrix_sheets:
             self._write_matrix(ws, m)
+        if parallel_sheet is not None:
+            self._write_parallel(parallel_sheet, parallel_rows)
         self._write_systems(systems)
         if intervals is not None:
             self._write_intervals(intervals)
@@ -375,7 +385,8 @@ class WorkbookWriter(object):
         fill = self._verdict_fill(column) if kind in (0, 4, 5) else None
         if kind == 5:
             return self._cell(ws, value, fill=fill)
-        return self._cell(ws, value, fill=fill, number_format=FORMAT_CHANGE if kind < 3 else FORMAT_P)
+        change = FORMAT_RATIO if self.report.form == 'ratio' else FORMAT_CHANGE
+        return self._cell(ws, value, fill=fill, number_format=change if kind < 3 else FORMAT_P)
 
     def _write_test(self, ws, test):
         styles = self.styles
@@ -428,7 +439,8 @@ class WorkbookWriter(object):
         compared = [column for column in present if column.baseline is not None]
         if compared:
             ws.append([])
-            ws.append(self._header(ws, list(TEST_COMPARISON_COLUMNS), row=row + 2))
+            ws.append(self._header(ws, list(TEST_RATIO_COLUMNS if report.form == 'ratio' else TEST_COMPARISON_COLUMNS),
+                                   row=row + 2))
             first_width = self._column_widths[ws.title][0]
             for number, column in enumerate(compared, row + 3):
                 # and which design produced it (interleaved or sequential: Report.comparison_design); the verdict, last,
@@ -437,9 +449,8 @@ class WorkbookWriter(object):
                 if len(name) > first_width - 2:
                     ws.row_dimensions[number].height = 15 * min(6, -(-len(name) // (first_width - 2)))
                 ws.append([self._cell(ws, name, alignment=styles.wrap)]
-                          + [self._comparison_cell(ws, column, kind, value) for kind, value in enumerate((
-                              column.change_percent, column.change_low, column.change_high, column.p_value,
-                              column.p_holm, column.verdict))])
+                          + [self._comparison_cell(ws, column, kind, value) for kind, value in enumerate(
+                              column.shown(report.form) + (column.p_value, column.p_holm, column.verdict))])
             facts = {'level': stats.SIGNIFICANCE_LEVEL, 'minimum': report.min_change_text(), 'runs': stats.MIN_RUNS}
             for line in TEST_LEGEND:
                 ws.append([self._cell(ws, line % facts, font=styles.italic)])
@@ -522,6 +533,22 @@ class WorkbookWriter(object):
                        self._cell(ws, v['verdict'], fill=styles.worse_fill if flagged else styles.better_fill),
                        v['cause'] or v.get('reason') or ''])
         self._print_area(ws, n + 2, 2 * n + 6)
+
+    def _write_parallel(self, ws, rows):
+        columns = list(parallel.COLUMNS)
+        self._widths(ws, [34, 24, 24, 6, 9, 30] + [12] * (len(columns) - 6))
+        ws.freeze_panes = 'D2'
+        self._print_setup(ws, title_rows='1:1', title_cols=1)
+        ws.append(self._header(ws, columns))
+        percent = [index for index, name in enumerate(columns) if name.endswith('% of link')]
+        for row in rows:
+            ws.append([self._cell(ws, value, number_format='0.0') if index in percent and value is not None
+                       else (self._cell(ws, value, number_format='0.00') if isinstance(value, float) else value)
+                       for index, value in enumerate(row)])
+        ws.append([])
+        for note in parallel.NOTES:
+            ws.append([self._cell(ws, note, font=self.styles.italic)])
+        self._print_area(ws, len(columns), len(rows) + 2 + len(parallel.NOTES))
 
     def _write_systems(self, ws):
         columns = self.report.systems_columns()

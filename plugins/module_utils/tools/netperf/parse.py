@@ -338,12 +338,14 @@ def find_error(stdout, stderr='', rc=0):
 def parse_result(test, stdout, stderr='', rc=0, selectors=None):
     """Everything the netperf module needs from one run.
 
-    Returns ``{'metrics', 'intervals', 'values', 'error'}``; ``error`` is None
-    on success. A run that exits 0 but measured nothing (0 throughput, e.g. a
+    Returns ``{'metrics', 'intervals', 'values', 'error', 'anchor'}``; ``error`` is None
+    on success; ``anchor`` is the wall time (epoch s) at which the first interim interval started (netperf
+    stamps each interim line with its end), None without interim lines: where several processes' intervals
+    lie against each other (common_window). A run that exits 0 but measured nothing (0 throughput, e.g. a
     socket connected to itself because local and remote data ports are equal on
     one host) is an error too.
     """
-    result = {'metrics': {}, 'intervals': [], 'values': {}, 'error': None}
+    result = {'metrics': {}, 'intervals': [], 'values': {}, 'error': None, 'anchor': None}
     error = find_error(stdout, stderr, rc)
     if error:
         result['error'] = error
@@ -353,6 +355,8 @@ def parse_result(test, stdout, stderr='', rc=0, selectors=None):
         result['values'] = parsed['values']
         result['metrics'] = metrics_from_values(test, parsed['values'])
         result['intervals'] = interval_samples(test, parsed['interim'])
+        if parsed['interim']:
+            result['anchor'] = parsed['interim'][0]['timestamp'] - parsed['interim'][0]['seconds']
     except ValueError as exc:
         lines = [line.strip() for line in (stdout or '').splitlines() if line.strip()]
         result['error'] = '%s%s' % (exc, (': ' + lines[-1]) if lines else ' (empty output)')

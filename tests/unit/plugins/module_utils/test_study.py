@@ -36,7 +36,7 @@ def test_default_labels_name_the_full_version_the_profile_and_the_group():
     # Ubuntu 18.04 and 18.10 were both "Ubuntu 18" and pooled
     assert study_label(UBUNTU_1804) != study_label(UBUNTU_1810)
     assert study_label(UBUNTU_1804, tuned=True) == 'Ubuntu 18.04 tuned-throughput'
-    expected = {'system_label': '', 'distribution': 'Ubuntu', 'version': '18.04', 'profile': 'stock'}
+    expected = {'system_label': '', 'distribution': 'Ubuntu', 'version': '18.04', 'vcpus': '', 'profile': 'stock'}
     assert study_label(UBUNTU_1804, part='identity') == expected
     with pytest.raises(AnsibleFilterError):
         study_label('Ubuntu')
@@ -74,3 +74,17 @@ def test_a_label_shared_by_different_systems_is_refused_with_the_reason():
     assert study_label_problems(defaults) == []
     with pytest.raises(AnsibleFilterError):
         study_label_problems({'a': 'x'})
+
+
+def test_the_vcpu_count_is_named_in_the_label_and_tells_two_systems_apart():
+    # the OSv seed's runs: the same system with 1 vCPU and with 4
+    osv = {'ansible_distribution': 'OSv', 'ansible_distribution_version': '0.57'}
+    assert study_label(osv, vcpus=1) == 'OSv 0.57 1 vCPU stock'
+    assert study_label(osv, vcpus='4', part='base', system_label='Guest') == 'Guest OSv 0.57 4 vCPU'
+    assert study_label(osv) == 'OSv 0.57 stock'
+    hosts = {'a': {'label': 'Same', 'identity': study_label(osv, vcpus=1, part='identity')},
+             'b': {'label': 'Same', 'identity': study_label(osv, vcpus=4, part='identity')}}
+    assert "vcpus '1 vCPU' vs '4 vCPU'" in study_label_problems(hosts)[0]
+    for bad in (0, -1, '2x', 5000, True, 1.5):
+        with pytest.raises(AnsibleFilterError, match='perflab_system_vcpus must be a whole number of vCPUs from 1 to 4096'):
+            study_label(osv, vcpus=bad)

@@ -292,3 +292,24 @@ def test_live_loopback(capsys, tmp_path, test, primary):
         assert record['tool_version'] == '2.7.0' or record['tool_version']
     finally:
         process.kill_group(pid)
+
+
+def test_four_processes_record_their_common_window_through_the_runner(tools, capsys):
+    """The runner's path: 4 real netperf outputs (processes4: the 4th started 0.5 s late) give the record the
+    processes' common window, each one's rate over it and their sum beside the sum of their own averages."""
+    fake = tools([fixture('processes4/p%d.stdout' % index) for index in range(4)])
+    result = run_module({'server': '10.202.1.1', 'processes': 4, 'duration': 5}, capsys)
+    assert len(fake.test_calls) == 4
+    record = result['perflab_result'][0]
+    window = record['common_window']
+    assert window['metric'] == 'throughput_sent_mbps'
+    assert 0.45 < window['start_s'] < 0.6 and len(window['processes_mbps']) == 4
+    assert record['metrics']['throughput_common_mbps']['value'] == window['sum_mbps']
+    assert record['metrics']['throughput_mbps']['value'] == pytest.approx(
+        sum(p['metrics']['throughput_mbps']['value'] for p in record['processes']))
+
+
+def test_one_process_has_no_common_window(tools, capsys):
+    tools([fixture('tcp_stream.csv.stdout')])
+    record = run_module({'server': '10.202.1.1', 'duration': 2}, capsys)['perflab_result'][0]
+    assert record['common_window'] is None and 'throughput_common_mbps' not in record['metrics']
