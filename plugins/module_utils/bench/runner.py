@@ -18,7 +18,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.perflab.network.plugins.module_utils.core import common_args
-from ansible_collections.perflab.network.plugins.module_utils import common_window as cw
+from ansible_collections.perflab.network.plugins.module_utils.core import common_window as cw
 from ansible_collections.perflab.network.plugins.module_utils.host import platform as host_platform
 from ansible_collections.perflab.network.plugins.module_utils.core import limits
 from ansible_collections.perflab.network.plugins.module_utils.bench import preflight

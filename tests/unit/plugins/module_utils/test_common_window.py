@@ -14,11 +14,12 @@ import os
 
 import pytest
 
-from ansible_collections.perflab.network.plugins.module_utils import common_window as cw
-from ansible_collections.perflab.network.plugins.module_utils import parse_iperf3, parse_netperf
-from ansible_collections.perflab.network.plugins.module_utils import record as rec
-from ansible_collections.perflab.network.plugins.module_utils.process import ProcessResult
-from ansible_collections.perflab.network.plugins.module_utils.units import iso_utc
+from ansible_collections.perflab.network.plugins.module_utils.core import common_window as cw
+from ansible_collections.perflab.network.plugins.module_utils.tools.iperf3 import parse as parse_iperf3
+from ansible_collections.perflab.network.plugins.module_utils.tools.netperf import parse as parse_netperf
+from ansible_collections.perflab.network.plugins.module_utils.core import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.host.process import ProcessResult
+from ansible_collections.perflab.network.plugins.module_utils.core.units import iso_utc
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
 

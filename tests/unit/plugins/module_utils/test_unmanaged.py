@@ -14,8 +14,9 @@ import sys
 import pytest
 import yaml
 
-from ansible_collections.perflab.network.plugins.module_utils import study, sysprofile
-from ansible_collections.perflab.network.plugins.module_utils import suite as s
+from ansible_collections.perflab.network.plugins.module_utils.plan import study
+from ansible_collections.perflab.network.plugins.module_utils.host import sysprofile
+from ansible_collections.perflab.network.plugins.module_utils.plan import suite as s
 from ansible_collections.perflab.network.plugins.module_utils.report import store, tables
 
 SUITES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles', 'benchmark', 'files', 'suites')
