@@ -44,7 +44,8 @@ EXAMPLES = r'''
 RETURN = r'''
 _value:
   description:
-    - One message per setting out of range (C(firewall_iperf3_ports must be 1-64 (got 0))), and one for the
+    - >-
+      One message per setting out of range (C(firewall_iperf3_ports must be 1-64 (got 0))), and one for the
       unknown names of O(tools) (C(firewall_tools: unknown tool iperf9 (known: ...))).
   type: list
   elements: str
