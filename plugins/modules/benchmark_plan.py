@@ -184,6 +184,8 @@ options:
       - C(slice_number), C(slice_count) and C(hosts) (every host of the fleet) - the AWX job slice this run is
         (its inventory holds only its own hosts); a test between two slices refuses the plan, unless
         C(slice_scope=inside), which makes the schedule inside the slice.
+    type: dict
+    default: {}
   unmanaged:
     description:
       - >-
