@@ -17,8 +17,9 @@ __metaclass__ = type
 from ansible_collections.perflab.network.plugins.module_utils.core import record as records
 
 DEFAULT_K = 3.0
-# the MAD's floor, a share of the fleet median
-MAD_FLOOR = 0.01
+# the MAD's floor, a share of the fleet median: with k = 3 a host must be 15 % below the fleet to be flagged
+# (measured: on the 2-core lab under load, healthy hosts of one shaped rate came out up to 7 % below it)
+MAD_FLOOR = 0.05
 NO_DIFFERENCE = 'no configuration difference found'
 # the data NIC's facts compared with the majority's, in the order a cause names them
 CAUSE_FIELDS = (('speed_mbps', 'link speed'), ('mtu', 'MTU'), ('driver', 'driver'),

@@ -55,6 +55,19 @@ def test_an_even_fleet_flags_no_host_over_noise():
     assert m['fleet_out'] == pytest.approx(940)
 
 
+def test_healthy_hosts_a_few_percent_apart_on_a_loaded_lab_are_not_flagged():
+    # seen live (test_fleet on the 2-core machine under load, one shaped rate of 200 Mbit/s): a healthy host's
+    # median out 7 % below the fleet's, which the 1 % MAD floor flagged; the shaped host at 50 stays flagged
+    def cell(sender, receiver):
+        if 'lab3' in (sender, receiver):
+            return 50.0
+        return 180.6 if sender == 'lab1' else 194.0
+    [m] = matrix.build(mesh(cell, hosts=['lab1', 'lab2', 'lab3', 'lab4', 'lab5']))
+    verdicts = dict((h, v['verdict']) for h, v in m['verdicts'].items())
+    assert verdicts == {'lab1': 'healthy', 'lab2': 'healthy', 'lab3': 'slow inbound and outbound',
+                        'lab4': 'healthy', 'lab5': 'healthy'}, verdicts
+
+
 def test_slow_outbound_only_and_the_k_rule():
     [m] = matrix.build(mesh(lambda a, b: 400 if a == 'c' else 900 + 10 * HOSTS.index(b)))
     assert m['verdicts']['c']['verdict'] == 'slow outbound'
