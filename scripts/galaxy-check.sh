@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What Galaxy checks on upload, without its container: build the collection tarball
 # into a temporary directory, run galaxy-importer on it (scripts/galaxy-importer.cfg:
-# no ansible-test, `make sanity` runs that), then antsibull-docs' docs linter on the
+# no ansible-test, `make sanity` runs that; no ansible-lint, `make lint` runs it with the production
+# profile), then antsibull-docs' docs linter on the
 # checkout. Any WARNING or ERROR of the importer fails, as does any finding of the linter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
