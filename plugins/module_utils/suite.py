@@ -586,6 +586,8 @@ def servers_needed(items, pairs):
             server = {'tool': name, 'bind': pair['server_address'], 'port': port, 'count': tool.servers_for(processes)}
             out.append({'pair': pair['name'], 'client': pair['client'], 'server': pair['server'],
                         'server_address': pair['server_address'], 'client_address': pair['client_address'],
+                        # the interface the server host's sampler watches (bench_server sample_interface)
+                        'server_interface': pair.get('server_interface'),
                         'tool': name, 'port': port, 'count': server['count'],
                         # what bench_server's servers option takes, so a host's servers start in one task
                         'bench_server': server,
