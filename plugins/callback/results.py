@@ -16,7 +16,7 @@ description:
   - Appends each one at once to C(<results_dir>/<run_id>.jsonl), one JSON object a line, flushed and
     fsync'ed before the next task result is handled, so that stopping or crashing a run loses nothing
     already measured.
-  - A record marked C(amends) (the benchmark role's server side, sampled after its records were stored, see
+  - A C(perflab.amendment/1) line (the benchmark role's server side, sampled after its records were stored, see
     docs/result-record.md) is stored the same way but is no new result. The report puts its C(server) and
     C(limited_by) into the record it amends. It has no progress line.
   - Prints one progress line per record, for example
@@ -205,7 +205,7 @@ from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.perflab.network.plugins.module_utils import names
 from ansible_collections.perflab.network.plugins.module_utils import limits
-from ansible_collections.perflab.network.plugins.module_utils.record import AMENDS, add_design, new_run_id, primary_value
+from ansible_collections.perflab.network.plugins.module_utils.record import add_design, new_run_id, primary_value
 from ansible_collections.perflab.network.plugins.module_utils.report import build, store, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.text import format_value
 
@@ -569,23 +569,20 @@ class CallbackModule(CallbackBase):
             self._record_run_id = self.run_id = record['run_id']
         if not record.get('run_id'):
             record = dict(record, run_id=self.run_id)
-        # an amendment of a record stored before (the server side's samples) is no new result: stored, not counted
-        amends = kind == store.RESULT and record.get(AMENDS) is True
-        if kind == store.RESULT and not amends and self._design[0] and self._design[0] == record.get('run_id'):
+        if kind == store.RESULT and self._design[0] and self._design[0] == record.get('run_id'):
             record = add_design(record, self._design[1])
         digest = hashlib.sha1(store.dumps(record).encode('utf-8')).hexdigest()
         if digest in self._seen:
             return
         self._seen.add(digest)
         if self.check_mode:
-            self._check_records += 0 if amends else 1
+            # an amendment of a record stored before (the server side's samples) is no new record
+            self._check_records += 0 if kind == store.AMENDMENT else 1
             return
         path = self.jsonl_path
         self._pending.setdefault(path, []).append(record)
         self._written.setdefault(path, 0)
         self._flush_pending()
-        if amends:
-            return
         if kind == store.RESULT and self.get_option('progress'):
             counter, eta = self.progress.add(record)
             self._display.display(progress_line(counter, record, eta))

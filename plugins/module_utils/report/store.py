@@ -10,9 +10,9 @@ A record seen twice (the same run of a test with the same start, or the same sys
 a backup copy of a results file in the folder, a file given twice under two names) is read
 once; ``duplicates`` counts the copies left out by file, and the report says so.
 
-A line marked ``amends`` (record.amendment: the benchmark role's server side, sampled after the
+A ``perflab.amendment/1`` line (record.amendment: the benchmark role's server side, sampled after the
 record was stored) is no record of its own: its AMENDABLE fields replace those of the record with its
-identity wherever that is read (``amend``); without it (a run that crashed before) the record is as stored.
+identity wherever that is read (``unique``); without it (a run that stopped before) the record is as stored.
 
 Reading is tolerant: a line that is not JSON (a run killed while writing its
 last line, a disk that filled up) is reported as ``file:line`` and skipped, so
@@ -32,20 +32,22 @@ import os
 import tempfile
 
 from ansible_collections.perflab.network.plugins.module_utils.record import SCHEMA as RESULT_SCHEMA
-from ansible_collections.perflab.network.plugins.module_utils.record import AMENDABLE, AMENDS, BULKY, record_run_key
+from ansible_collections.perflab.network.plugins.module_utils.record import AMENDABLE, AMENDMENT_SCHEMA, BULKY, record_run_key
 from ansible_collections.perflab.network.plugins.module_utils.record import READABLE_MAJORS as RESULT_MAJORS
 
 SYSTEM_SCHEMA = 'perflab.system/1'
 # how an amendment line looks in a file (dumps writes no spaces)
-MARK = b'"%s":true' % AMENDS.encode('ascii')
+MARK = b'"schema":"%s' % AMENDMENT_SCHEMA.rpartition('/')[0].encode('ascii')
 
 RESULT = 'result'
 SYSTEM = 'system'
+AMENDMENT = 'amendment'
 
 # schema name -> (kind, the majors this reader understands)
 _KNOWN_SCHEMAS = {
     RESULT_SCHEMA.rpartition('/')[0]: (RESULT, tuple(RESULT_MAJORS)),
     SYSTEM_SCHEMA.rpartition('/')[0]: (SYSTEM, (int(SYSTEM_SCHEMA.rpartition('/')[2]),)),
+    AMENDMENT_SCHEMA.rpartition('/')[0]: (AMENDMENT, (int(AMENDMENT_SCHEMA.rpartition('/')[2]),)),
 }
 
 
@@ -92,7 +94,7 @@ _RESULT_TYPES = (('run_id', str), ('config', str), ('test_id', str), ('tool', st
 
 def shape_problem(kind, obj):
     """Why a record of ``kind`` cannot be merged (a field of the wrong type), or None."""
-    if kind != RESULT:
+    if kind not in (RESULT, AMENDMENT):
         return None
     for name, wanted in _RESULT_TYPES:
         value = obj.get(name)
@@ -162,6 +164,7 @@ def identity(kind, obj):
     end) or a system's profile (its run, label, host and time). Two copies of a file have the same."""
     if kind == SYSTEM:
         return (SYSTEM, obj.get('run_id'), obj.get('config'), obj.get('host'), obj.get('collected_at'))
+    # an amendment has the identity of the record it amends
     return (RESULT, obj.get('run_id'), record_run_key(obj), obj.get('started_at'), obj.get('ended_at'),
             obj.get('status'))
 
@@ -179,7 +182,7 @@ def amendments(pairs):
     """identity -> the AMENDABLE fields of the amendment lines among ``(kind, record)`` ``pairs`` (the last one wins)."""
     out = {}
     for kind, obj in pairs:
-        key = _key(kind, obj) if kind == RESULT and obj.get(AMENDS) is True else None
+        key = _key(kind, obj) if kind == AMENDMENT else None
         if key is not None:
             out[key] = dict((name, obj[name]) for name in AMENDABLE if name in obj)
     return out
@@ -191,7 +194,7 @@ def unique(pairs, duplicates, where, amended=None):
     (``amendments``): the fields that replace a record's; the amendment lines themselves are left out."""
     seen = set()
     for kind, obj in pairs:
-        if kind == RESULT and obj.get(AMENDS) is True:
+        if kind == AMENDMENT:
             continue
         key = _key(kind, obj)
         if key is not None and amended and key in amended:
@@ -245,8 +248,9 @@ class ResultFiles(object):
                                 obj = json.loads(line.decode('utf-8'))
                             except ValueError:
                                 continue
-                            if isinstance(obj, dict) and not shape_problem(RESULT, obj):
-                                yield RESULT, obj
+                            if isinstance(obj, dict) and obj.get('schema') == AMENDMENT_SCHEMA \
+                                    and not shape_problem(AMENDMENT, obj):
+                                yield AMENDMENT, obj
         return amendments(marked())
 
     def __iter__(self):

@@ -201,7 +201,7 @@ def test_stored_records_get_amendments_the_store_puts_into_them():
     sampled = {record['server']['name']: {'interface': 'data0', 'mtu': 9000, 'link_mbps': 10000.0, 'series': series}}
     lines, finished = plan_records.finish(records=[record, other], sampled=sampled, amend=True)
     # the role has the records already: nothing finished; the server that was not sampled: no amendment
-    assert finished == [] and len(lines) == 1 and lines[0]['amends'] is True and 'metrics' not in lines[0]
+    assert finished == [] and len(lines) == 1 and lines[0]['schema'] == 'perflab.amendment/1' and 'metrics' not in lines[0]
     assert (lines[0]['server']['interface'], lines[0]['server']['mtu']) == ('data0', 9000)
     assert lines[0]['limited_by']['server']['cpu']['busiest'] == 'cpu0'
     # the stored record as the store reads it with its amendment, and the caller's copy untouched

@@ -203,7 +203,7 @@ def test_an_amendment_replaces_its_fields_of_the_first_copy_and_a_crash_before_i
                    metrics={'throughput_mbps': {'value': 1.0}}, status='ok')
     line = rec.amendment(amended)
     # the line carries the record's identity and the amendable fields only: not its values nor its raw output
-    assert line['amends'] is True and 'metrics' not in line and 'raw' not in line
+    assert line['schema'] == 'perflab.amendment/1' and 'metrics' not in line and 'raw' not in line
     path = tmp_path / 'r1.jsonl'
     store.append_records(str(path), [result, other])
     # a crash before the amendment: the first copies as they were
@@ -216,7 +216,7 @@ def test_an_amendment_replaces_its_fields_of_the_first_copy_and_a_crash_before_i
         first = read[0]
         assert first['server'] == amended['server'] and first['limited_by']['verdict'] == 'cpu'
         # what the amendment does not carry stays the first copy's
-        assert first['metrics'] == result['metrics'] and first['raw'] == 'x' and 'amends' not in first
+        assert first['metrics'] == result['metrics'] and first['raw'] == 'x' and first['schema'] == 'perflab.result/2'
         assert read[1]['server'] == other['server'] and read[1]['limited_by'] == {'verdict': 'unknown'}
     # the resume's reader and a source in memory take it the same way
     assert [r['server'].get('interface') for r in store.read_run(str(path))] == ['data0', None]
