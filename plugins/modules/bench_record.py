@@ -69,11 +69,11 @@ options:
     default: {}
   amend:
     description:
-      - The O(records) were stored already (the role's copies of them, RV(perflab_finished)): with O(sampled), return
-        in RV(perflab_result) an amendment of each whose server was sampled, a C(perflab.amendment/1) line (its identity, its
-        C(server) with the interface, MTU and link speed, its C(limited_by) judged again with both sides), which the
-        results store puts into the stored record (docs/result-record.md); a run that stops before it keeps the
-        records as first stored. RV(perflab_finished) is then empty.
+      - The O(records) were stored already (the role's copies of them, RV(perflab_finished)). With O(sampled),
+        return in RV(perflab_result) an amendment of each whose server was sampled, a C(perflab.amendment/1) line
+        (its identity, its C(server) with the interface, MTU and link speed, its C(limited_by) judged again with
+        both sides), which the results store puts into the stored record (docs/result-record.md); a run that stops
+        before it keeps the records as first stored. RV(perflab_finished) is then empty.
       - The benchmark role does this once after a client's tests, with what stopping their servers read of each
         server host's sampler (no round trip per test, none of its own).
     type: bool

@@ -150,7 +150,7 @@ options:
         C(limited_by) on the server's side (each record takes the seconds of its own test).
       - With O(state=status) or O(state=stopped), RV(sampled) returns what it sampled (O(state=stopped) then
         stops it and removes its files, unless other servers of ours still run on the host, as another client's
-        pairs to this server host: the call that stops the last of them stops it). On FreeBSD
+        pairs to this server host; the call that stops the last of them stops it). On FreeBSD
         and Windows nothing is sampled (RV(sampled) says so).
     type: str
 seealso:
