@@ -42,6 +42,7 @@ def amendment(rec):
     out.update((key, rec[key]) for key in AMENDABLE if key in rec)
     return out
 
+
 # name -> (unit, higher_is_better, combine): how the values of several client processes
 # run at once (and their interval samples) combine into one. A tool whose value means
 # something else overrides the rule in its registry file (netperf's CPU is system-wide).
