@@ -16,6 +16,9 @@ description:
   - Appends each one at once to C(<results_dir>/<run_id>.jsonl), one JSON object a line, flushed and
     fsync'ed before the next task result is handled, so that stopping or crashing a run loses nothing
     already measured.
+  - A C(perflab.amendment/1) line (the benchmark role's server side, sampled after its records were stored, see
+    docs/result-record.md) is stored the same way but is no new result. The report puts its C(server) and
+    C(limited_by) into the record it amends. It has no progress line.
   - Prints one progress line per record, for example
     C([12/120] iperf3/tcp/parallel=5 · Debian 12 stock · lab1->lab2 · 9412.3 Mbit/s · limited by link · ETA 00:41:10);
     C(limited by) is the record's C(limited_by) verdict (link, cpu and its core, window, loss, nic, target, unknown).
@@ -605,7 +608,8 @@ class CallbackModule(CallbackBase):
             return
         self._seen.add(digest)
         if self.check_mode:
-            self._check_records += 1
+            # an amendment of a record stored before (the server side's samples) is no new record
+            self._check_records += 0 if kind == store.AMENDMENT else 1
             return
         path = self.jsonl_path
         self._pending.setdefault(path, []).append(record)

@@ -67,6 +67,17 @@ options:
         again with both sides.
     type: dict
     default: {}
+  amend:
+    description:
+      - The O(records) were stored already (the role's copies of them, RV(perflab_finished)). With O(sampled),
+        return in RV(perflab_result) an amendment of each whose server was sampled, a C(perflab.amendment/1) line
+        (its identity, its C(server) with the interface, MTU and link speed, its C(limited_by) judged again with
+        both sides), which the results store puts into the stored record (docs/result-record.md); a run that stops
+        before it keeps the records as first stored. RV(perflab_finished) is then empty.
+      - The benchmark role does this once after a client's tests, with what stopping their servers read of each
+        server host's sampler (no round trip per test, none of its own).
+    type: bool
+    default: false
   results:
     description:
       - Registered results of M(perflab.network.bench_test), each with its plan item as C(item) (a loop's
@@ -90,6 +101,13 @@ EXAMPLES = r'''
   perflab.network.bench_record:
     records: "{{ __held.perflab_held }}"
     servers: "{{ __server_status.servers }}"
+  delegate_to: localhost
+
+- name: Amend the stored records with the server side's samples, read once after the tests
+  perflab.network.bench_record:
+    records: "{{ __records_so_far }}"
+    sampled: "{{ {'lab1': __server_status.sampled} }}"
+    amend: true
   delegate_to: localhost
 
 - name: Record the tests of a loop that failed to start, and keep every record of the loop
@@ -128,6 +146,7 @@ def main():
             server_error=dict(type='str'),
             results=dict(type='list', elements='dict', default=[]),
             sampled=dict(type='dict', default={}),
+            amend=dict(type='bool', default=False),
         ),
         supports_check_mode=True,
     )

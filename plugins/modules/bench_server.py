@@ -148,7 +148,9 @@ options:
         drop, error and missed counters and the CPU ticks and core of each server, for the records'
         C(limited_by) on the server's side (each record takes the seconds of its own test).
       - With O(state=status) or O(state=stopped), RV(sampled) returns what it sampled (O(state=stopped) then
-        stops it and removes its files). On FreeBSD and Windows nothing is sampled (RV(sampled) says so).
+        stops it and removes its files, unless other servers of ours still run on the host, as another client's
+        pairs to this server host; the call that stops the last of them stops it). On FreeBSD
+        and Windows nothing is sampled (RV(sampled) says so).
     type: str
 seealso:
   - module: perflab.network.bench_test
@@ -596,7 +598,9 @@ def sample_server(params, check_mode):
         started = server_sampler.start(pid_dir, name)[1]
         return {'sampled': dict(server_sampler.facts(name), running=True, series=[])}, started
     sampled = server_sampler.read(pid_dir, name)
-    if state == 'stopped' and not check_mode:
+    # the sampler stops with the last of our servers on the host: one client's pairs may end while another
+    # client's tests to the same server host still run (the benchmark role starts and stops servers per client)
+    if state == 'stopped' and not check_mode and not server_sampler.servers_left(pid_dir):
         return {'sampled': sampled}, server_sampler.stop(pid_dir, name)
     return {'sampled': sampled}, False
 

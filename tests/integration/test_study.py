@@ -17,6 +17,8 @@ import yaml
 
 from conftest import BIN, ENV, ROOT, run_playbook
 
+from ansible_collections.perflab.network.plugins.module_utils.report import store
+
 pytestmark = pytest.mark.lab
 NAME, MGMT, DATA = 'itstudy', '10.235.0.0/24', '10.235.1.0/24'
 SUITE = ROOT / 'roles' / 'benchmark' / 'files' / 'suites' / 'quick.yml'
@@ -168,7 +170,9 @@ def test_the_noise_floor_study_compares_two_identical_runs(lab, tmp_path):
     res = run_playbook('playbooks/noise_floor.yml', lab.inventory,
                        {'perflab_suite': str(suite), 'perflab_run_id': 'itstudy-aa', 'perflab_results_dir': str(results)})
     assert res.rc == 0, res.stdout[-3000:]
-    records = [r for r in read_jsonl(results / 'itstudy-aa.jsonl') if r.get('test_id')]
+    lines = read_jsonl(results / 'itstudy-aa.jsonl')
+    # read as the report reads them: each record with its amendment (the server side, read after the client's tests)
+    records = store.read_files([str(results / 'itstudy-aa.jsonl')])[0]
     base = 'Debian ' + lab.ssh('lab1', ['cat', '/etc/debian_version'], check=True).stdout.strip()
     configs = sorted(set(r['config'] for r in records))
     assert configs == [base + ' stock (A)', base + ' stock (B)'], configs
@@ -182,6 +186,14 @@ def test_the_noise_floor_study_compares_two_identical_runs(lab, tmp_path):
     assert [''.join(by_block[b]) for b in sorted(by_block)] == list('ABBAAB'), by_block
     in_time = [r['config'][-2] for r in sorted(records, key=lambda r: r['started_at'])]
     assert ''.join(in_time[::2]) == 'ABBAAB', in_time
+    # issue 27.4 through the role: the server host sampled beside its servers; every record has the server's
+    # interface, MTU and link speed (a veth's: 10000) and its CPU over the test's seconds, from one amendment line each
+    server = lab.hostvars()['lab1']
+    assert sum(1 for line in lines if line['schema'] == 'perflab.amendment/1') == len(records)
+    for r in records:
+        assert (r['server']['interface'], r['server']['link_mbps']) == (server['perflab_data_interface'], 10000.0), r['server']
+        assert r['server']['mtu'] == r['client']['mtu'] > 0, (r['server'], r['client'])
+        assert r['limited_by']['server']['cpu']['busiest'] and r['limited_by']['server']['cpu']['cores'], r['limited_by']
     view = (results / 'itstudy-aa.txt').read_text()
     # every B line carries its change, the change's interval and a verdict word
     b_lines = [line for line in view.splitlines() if line.strip().startswith(base + ' stock (B)')]

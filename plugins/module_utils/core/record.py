@@ -24,6 +24,24 @@ RAW_LIMIT = 64 * 1024
 STATUSES = ('ok', 'failed', 'skipped')
 # a record's bulky fields, left out where only what a run measured counts (a resume's plan, the role's list of records)
 BULKY = ('raw', 'intervals', 'commands', 'command', 'processes', 'nic')
+# an amendment of a stored record: a line of its own schema with the record's identity (run key, start, end,
+# status) and new values of these fields only (the server side's samples, read after the record was stored);
+# the store puts them into the stored record (report/store.py), a crash before it keeps the record as it was.
+# Its own schema: whoever reads the lines of perflab.result records does not take it for one
+AMENDMENT_SCHEMA = 'perflab.amendment/1'
+AMENDABLE = ('server', 'limited_by')
+IDENTITY_FIELDS = ('run_id', 'config', 'test_id', 'repetition', 'started_at', 'ended_at', 'status')
+
+
+def amendment(rec):
+    """The amendment line of ``rec`` (already stored once): its identity and its AMENDABLE fields."""
+    out = dict((key, rec.get(key)) for key in IDENTITY_FIELDS)
+    out['schema'] = AMENDMENT_SCHEMA
+    # the run key names the sides by their names only
+    out['client'] = {'name': _side_name(rec.get('client'))}
+    out.update((key, rec[key]) for key in AMENDABLE if key in rec)
+    return out
+
 
 # name -> (unit, higher_is_better, combine): how the values of several client processes
 # run at once (and their interval samples) combine into one. A tool whose value means

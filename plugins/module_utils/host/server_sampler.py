@@ -126,6 +126,21 @@ def running_pid(pid_dir, interface):
     return int(pid) if MARK in _read('/proc/%s/cmdline' % pid).replace('\0', ' ') else None
 
 
+def servers_left(pid_dir):
+    """Whether a server of ours still runs in ``pid_dir`` (a pidfile other than a sampler's naming a live process):
+    another client's servers on this host, whose tests the sampler still watches."""
+    try:
+        names = os.listdir(pid_dir)
+    except OSError:
+        return False
+    for name in names:
+        if name.endswith('.pid') and not name.startswith('sampler-'):
+            pid = _read(os.path.join(pid_dir, name)).strip()
+            if pid.isdigit() and process.pid_alive(int(pid)):
+                return True
+    return False
+
+
 def facts(interface):
     """The server's data interface, its MTU and link speed (Mbit/s, None when the kernel has none: veth)."""
     return {'interface': interface, 'mtu': nic.interface_mtu(interface),

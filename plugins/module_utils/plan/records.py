@@ -13,6 +13,8 @@
   run, its planned tests recorded failed.
 * ``server_verdict``: a test's record amended with what its server's log showed
   (bench_server state=status ``log_problems``): the tool's ``server_log_message``.
+* ``amendments``: the amendment lines of records stored before their server's side was read (the server's
+  sampler, read once after a client's tests): the store puts them into the stored records.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -83,7 +85,20 @@ def test_results(results):
     return returned, unstarted
 
 
-def finish(items=(), reason='', done=(), records=(), servers=(), server_error=None, results=(), sampled=None):
+def amendments(stored, sampled):
+    """The amendment lines (record.amendment) of ``stored`` records (the role's copies, bulky fields left out) whose
+    server's side is in ``sampled`` (by the server's name): its interface, MTU and link speed, and limited_by judged
+    again with its samples of each test's seconds (limits.with_server). A record whose server was not sampled gets none."""
+    out = []
+    for record in stored:
+        side = (sampled or {}).get((record.get('server') or {}).get('name'))
+        if side:
+            out.append(records.amendment(limits.with_server(copy.deepcopy(record), side)))
+    return out
+
+
+def finish(items=(), reason='', done=(), records=(), servers=(), server_error=None, results=(), sampled=None,
+           amend=False):
     """What bench_record does: (the records to store, every record this call finished).
 
     To store: the failed records of ``results`` that did not start (test_results), the held ``records`` with
@@ -92,7 +107,12 @@ def finish(items=(), reason='', done=(), records=(), servers=(), server_error=No
     records by their server's name (limits.with_server). Finished: those, and the records the
     ``results`` returned themselves (the callback stored them already): the benchmark role keeps them, one list
     of the records of its run (the summary, the auto repetitions' rule, the items a failed stage left).
+
+    ``amend``: the ``records`` were stored already; only their amendments (``amendments``) are returned, to store,
+    and nothing as finished (the role has them).
     """
+    if amend:
+        return amendments(records, sampled), []
     returned, new = test_results(results)
     new += [limits.with_server(server_verdict(record, servers, server_error),
                                (sampled or {}).get((record.get('server') or {}).get('name')))

@@ -590,6 +590,8 @@ def servers_needed(items, pairs):
             out.append({'pair': pair['name'], 'client': pair['client'], 'server': pair['server'],
                         'wave': pair.get('wave', 0),
                         'server_address': pair['server_address'], 'client_address': pair['client_address'],
+                        # the interface the server host's sampler watches (bench_server sample_interface)
+                        'server_interface': pair.get('server_interface'),
                         'tool': name, 'port': port, 'count': server['count'],
                         # what bench_server's servers option takes, so a host's servers start in one task
                         'bench_server': server,

@@ -10,6 +10,10 @@ A record seen twice (the same run of a test with the same start, or the same sys
 a backup copy of a results file in the folder, a file given twice under two names) is read
 once; ``duplicates`` counts the copies left out by file, and the report says so.
 
+A ``perflab.amendment/1`` line (record.amendment: the benchmark role's server side, sampled after the
+record was stored) is no record of its own: its AMENDABLE fields replace those of the record with its
+identity wherever that is read (``unique``); without it (a run that stopped before) the record is as stored.
+
 Reading is tolerant: a line that is not JSON (a run killed while writing its
 last line, a disk that filled up) is reported as ``file:line`` and skipped, so
 everything measured before it still makes a report. A record of an unknown
@@ -28,18 +32,22 @@ import os
 import tempfile
 
 from ansible_collections.perflab.network.plugins.module_utils.core.record import SCHEMA as RESULT_SCHEMA
-from ansible_collections.perflab.network.plugins.module_utils.core.record import BULKY, record_run_key
+from ansible_collections.perflab.network.plugins.module_utils.core.record import AMENDABLE, AMENDMENT_SCHEMA, BULKY, record_run_key
 from ansible_collections.perflab.network.plugins.module_utils.core.record import READABLE_MAJORS as RESULT_MAJORS
 
 SYSTEM_SCHEMA = 'perflab.system/1'
+# how an amendment line looks in a file (dumps writes no spaces)
+MARK = b'"schema":"%s' % AMENDMENT_SCHEMA.rpartition('/')[0].encode('ascii')
 
 RESULT = 'result'
 SYSTEM = 'system'
+AMENDMENT = 'amendment'
 
 # schema name -> (kind, the majors this reader understands)
 _KNOWN_SCHEMAS = {
     RESULT_SCHEMA.rpartition('/')[0]: (RESULT, tuple(RESULT_MAJORS)),
     SYSTEM_SCHEMA.rpartition('/')[0]: (SYSTEM, (int(SYSTEM_SCHEMA.rpartition('/')[2]),)),
+    AMENDMENT_SCHEMA.rpartition('/')[0]: (AMENDMENT, (int(AMENDMENT_SCHEMA.rpartition('/')[2]),)),
 }
 
 
@@ -86,7 +94,7 @@ _RESULT_TYPES = (('run_id', str), ('config', str), ('test_id', str), ('tool', st
 
 def shape_problem(kind, obj):
     """Why a record of ``kind`` cannot be merged (a field of the wrong type), or None."""
-    if kind != RESULT:
+    if kind not in (RESULT, AMENDMENT):
         return None
     for name, wanted in _RESULT_TYPES:
         value = obj.get(name)
@@ -156,20 +164,41 @@ def identity(kind, obj):
     end) or a system's profile (its run, label, host and time). Two copies of a file have the same."""
     if kind == SYSTEM:
         return (SYSTEM, obj.get('run_id'), obj.get('config'), obj.get('host'), obj.get('collected_at'))
+    # an amendment has the identity of the record it amends
     return (RESULT, obj.get('run_id'), record_run_key(obj), obj.get('started_at'), obj.get('ended_at'),
             obj.get('status'))
 
 
-def unique(pairs, duplicates, where):
+def _key(kind, obj):
+    key = identity(kind, obj)
+    try:
+        hash(key)
+    except TypeError:  # a field of a type no table reads: the record is its own
+        return None
+    return key
+
+
+def amendments(pairs):
+    """identity -> the AMENDABLE fields of the amendment lines among ``(kind, record)`` ``pairs`` (the last one wins)."""
+    out = {}
+    for kind, obj in pairs:
+        key = _key(kind, obj) if kind == AMENDMENT else None
+        if key is not None:
+            out[key] = dict((name, obj[name]) for name in AMENDABLE if name in obj)
+    return out
+
+
+def unique(pairs, duplicates, where, amended=None):
     """``(kind, record)`` pairs without the records already seen (by ``identity``); each one left out
-    counts in ``duplicates`` (file -> count) under ``where()`` (the file being read)."""
+    counts in ``duplicates`` (file -> count) under ``where()`` (the file being read). ``amended``
+    (``amendments``): the fields that replace a record's; the amendment lines themselves are left out."""
     seen = set()
     for kind, obj in pairs:
-        key = identity(kind, obj)
-        try:
-            hash(key)
-        except TypeError:  # a field of a type no table reads: the record is its own
-            key = None
+        if kind == AMENDMENT:
+            continue
+        key = _key(kind, obj)
+        if key is not None and amended and key in amended:
+            obj = dict(obj, **amended[key])
         if key is not None and key in seen:
             name = where()
             duplicates[name] = duplicates.get(name, 0) + 1
@@ -208,6 +237,22 @@ class ResultFiles(object):
             for kind, obj in iter_file(path, problems, self.drop):
                 yield path, kind, obj
 
+    def _amendments(self):
+        # a first look for amendment lines only (few and small): the records they amend may come before them
+        def marked():
+            for path in self.paths:
+                with open(path, 'rb') as handle:
+                    for line in handle:
+                        if MARK in line:
+                            try:
+                                obj = json.loads(line.decode('utf-8'))
+                            except ValueError:
+                                continue
+                            if isinstance(obj, dict) and obj.get('schema') == AMENDMENT_SCHEMA \
+                                    and not shape_problem(AMENDMENT, obj):
+                                yield AMENDMENT, obj
+        return amendments(marked())
+
     def __iter__(self):
         problems = []
         duplicates = {}
@@ -217,7 +262,7 @@ class ResultFiles(object):
             for path, kind, obj in self._read(problems):
                 current[0] = path
                 yield kind, obj
-        yield from unique(read(), duplicates, lambda: current[0])
+        yield from unique(read(), duplicates, lambda: current[0], self._amendments())
         self.problems = problems
         self.duplicates = duplicates
 
@@ -247,7 +292,8 @@ class RecordList(object):
     def __iter__(self):
         problems = []
         duplicates = {}
-        yield from unique(self._read(problems), duplicates, lambda: '<records>')
+        yield from unique(self._read(problems), duplicates, lambda: '<records>',
+                          amendments(self._read([])))
         self.problems = problems
         self.duplicates = duplicates
 

@@ -20,6 +20,8 @@ import yaml
 from ansible import constants as C
 
 from ansible_collections.perflab.network.plugins.callback import results as results_callback
+from ansible_collections.perflab.network.plugins.module_utils import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.report import store
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'results')
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
@@ -609,3 +611,21 @@ def test_progress_line_says_what_limited_the_test():
     # a failed record has no verdict
     failed = dict(record, status='failed', error='boom', limited_by=None)
     assert 'limited by' not in results_callback.progress_line('[1]', failed, None)
+
+
+def test_an_amendment_is_stored_without_a_progress_line_and_the_report_reads_it_into_its_record(tmp_path):
+    callback = make_callback(tmp_path)
+    start(callback)
+    display = callback._display
+    callback.v2_runner_on_ok(FakeResult({'perflab_plan': {'run_id': 'R1', 'total_tests': 2}}))
+    record = dict(RECORDS[0], run_id='R1')
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': [record]}))
+    count = len(display.lines)
+    server = dict(record['server'], interface='data0', mtu=1500, link_mbps=10000.0)
+    amendment = rec.amendment(dict(record, server=server, limited_by={'verdict': 'link'}))
+    callback.v2_runner_on_ok(FakeResult({'perflab_result': [amendment]}))
+    assert len(display.lines) == count and callback.progress.plan['done'] == 1
+    path = str(tmp_path / 'results' / 'R1.jsonl')
+    assert lines_of(path) == [record, amendment]
+    read = [obj for kind, obj in store.ResultFiles([path])]
+    assert len(read) == 1 and read[0]['server'] == server and read[0]['limited_by'] == {'verdict': 'link'}

@@ -184,3 +184,27 @@ def test_held_records_take_the_server_sides_window_and_are_judged_again():
     assert 'FreeBSD: the server side is not sampled' in out['limited_by']['not_sampled']
     # no samples of the server (another server's name): the record as it was
     assert plan_records.finish(records=[record], sampled={'elsewhere': sampled})[0][0]['limited_by'] == record['limited_by']
+
+
+def test_stored_records_get_amendments_the_store_puts_into_them():
+    from ansible_collections.perflab.network.plugins.module_utils import limits
+    from ansible_collections.perflab.network.plugins.module_utils.report import store
+    record = plan_records.planned_record(items()[0], 'failed', 'x')
+    record.update(status='ok', error=None, primary='throughput_mbps', started_at='2026-12-03T11:20:00.000Z',
+                  ended_at='2026-12-03T11:20:03.000Z', metrics={'throughput_mbps': {'value': 900.0, 'unit': 'Mbit/s'}})
+    record['limited_by'] = limits.verdict(record, {'not_sampled': []})
+    other = dict(record, server=dict(record['server'], name='elsewhere'))
+    start = limits.epoch_of(record['started_at'])
+    stat = dict.fromkeys(limits.PROC_STAT_FIELDS, 0)
+    series = [{'t': start + t, 'cpu': {'cpu0': dict(stat, user=10 * t, idle=100 * t)}, 'drops': {'rx_dropped': 0},
+               'packets': 0, 'procs': {}} for t in (0.5, 1.5, 2.5)]
+    sampled = {record['server']['name']: {'interface': 'data0', 'mtu': 9000, 'link_mbps': 10000.0, 'series': series}}
+    lines, finished = plan_records.finish(records=[record, other], sampled=sampled, amend=True)
+    # the role has the records already: nothing finished; the server that was not sampled: no amendment
+    assert finished == [] and len(lines) == 1 and lines[0]['schema'] == 'perflab.amendment/1' and 'metrics' not in lines[0]
+    assert (lines[0]['server']['interface'], lines[0]['server']['mtu']) == ('data0', 9000)
+    assert lines[0]['limited_by']['server']['cpu']['busiest'] == 'cpu0'
+    # the stored record as the store reads it with its amendment, and the caller's copy untouched
+    read = [obj for kind, obj in store.RecordList([record, other] + lines)]
+    assert read[0]['server']['mtu'] == 9000 and read[0]['metrics'] == record['metrics'] and read[1] == other
+    assert record['server']['mtu'] is None

@@ -190,3 +190,38 @@ def test_records_read_twice_are_yielded_once_and_counted(tmp_path):
     listed = store.RecordList([result, dict(result), rerun])
     assert len(list(listed)) == 2 and listed.duplicates == {'<records>': 1}
     assert [r['status'] for r in store.read_run(str(first))] == ['ok', 'failed']
+
+
+def test_an_amendment_replaces_its_fields_of_the_first_copy_and_a_crash_before_it_keeps_the_first(tmp_path):
+    result = {'schema': 'perflab.result/2', 'run_id': 'r1', 'config': 'c', 'test_id': 'iperf3/tcp_stream/parallel=1',
+              'repetition': 1, 'client': {'name': 'lab2', 'mtu': 1500}, 'server': {'name': 'lab1', 'mtu': None},
+              'status': 'ok', 'started_at': '2026-12-02T10:00:00Z', 'ended_at': '2026-12-02T10:00:02Z',
+              'metrics': {'throughput_mbps': {'value': 900.0}}, 'limited_by': {'verdict': 'unknown'}, 'raw': 'x'}
+    other = dict(result, repetition=2, started_at='2026-12-02T10:00:05Z', ended_at='2026-12-02T10:00:07Z')
+    amended = dict(result, server={'name': 'lab1', 'interface': 'data0', 'mtu': 1500, 'link_mbps': 10000.0},
+                   limited_by={'verdict': 'cpu', 'server': {'cpu': {'busiest': 'cpu0'}}},
+                   metrics={'throughput_mbps': {'value': 1.0}}, status='ok')
+    line = rec.amendment(amended)
+    # the line carries the record's identity and the amendable fields only: not its values nor its raw output
+    assert line['schema'] == 'perflab.amendment/1' and 'metrics' not in line and 'raw' not in line
+    path = tmp_path / 'r1.jsonl'
+    store.append_records(str(path), [result, other])
+    # a crash before the amendment: the first copies as they were
+    assert [obj['server'].get('interface') for kind, obj in store.ResultFiles([str(path)])] == [None, None]
+    store.append_records(str(path), [line])
+    source = store.ResultFiles([str(path)], drop=())
+    for dummy in range(2):
+        read = [obj for kind, obj in source]
+        assert len(read) == 2 and source.duplicates == {}, read
+        first = read[0]
+        assert first['server'] == amended['server'] and first['limited_by']['verdict'] == 'cpu'
+        # what the amendment does not carry stays the first copy's
+        assert first['metrics'] == result['metrics'] and first['raw'] == 'x' and first['schema'] == 'perflab.result/2'
+        assert read[1]['server'] == other['server'] and read[1]['limited_by'] == {'verdict': 'unknown'}
+    # the resume's reader and a source in memory take it the same way
+    assert [r['server'].get('interface') for r in store.read_run(str(path))] == ['data0', None]
+    listed = [obj for kind, obj in store.RecordList([result, other, line])]
+    assert [r['limited_by']['verdict'] for r in listed] == ['cpu', 'unknown']
+    # an amendment of another run (its start differs) amends nothing
+    stray = dict(line, started_at='2026-12-02T09:00:00Z')
+    assert [obj['limited_by']['verdict'] for kind, obj in store.RecordList([result, stray])] == ['unknown']

@@ -359,7 +359,7 @@ def test_stop_without_a_tool_stops_every_server_ours(capsys, tmp_path, fake_tool
 def test_the_server_sides_sampler_runs_with_the_servers(capsys, tmp_path, fake_tool, cleanup):
     """sample_interface: started with the server, its series read by status, read and stopped with the server."""
     pid_dir = str(tmp_path / 'pids')
-    port = free_ports(1)
+    port = free_ports(2)
     args = {'tool': 'iperf3', 'bind': '127.0.0.1', 'port': port, 'pid_dir': pid_dir, 'executable': fake_tool,
             'sample_interface': 'lo'}
     started = run_module(args, capsys)
@@ -378,7 +378,13 @@ def test_the_server_sides_sampler_runs_with_the_servers(capsys, tmp_path, fake_t
         {'rx_missed_errors'} if 'rx_missed_errors' in series[0]['drops'] else set())
     # the server's own ticks and core, by its pidfile
     assert list(series[-1]['procs']) == [str(started['servers'][0]['pid'])]
-    stopped = run_module(dict(args, state='stopped'), capsys)
+    # another client's server on this host: stopping the first leaves the sampler to it
+    other = run_module(dict(args, port=port + 1), capsys)
+    cleanup.extend(server['pid'] for server in other['servers'] if server['pid'])
+    first_stopped = run_module(dict(args, state='stopped'), capsys)
+    assert first_stopped['sampled']['running'] is True and process.pid_alive(sampler_pid)
+    assert len(first_stopped['sampled']['series']) >= len(series)
+    stopped = run_module(dict(args, port=port + 1, state='stopped'), capsys)
     assert stopped['changed'] is True and len(stopped['sampled']['series']) >= len(series)
     assert not [name for name in os.listdir(pid_dir) if name.startswith('sampler-')]
     for _wait in range(30):
