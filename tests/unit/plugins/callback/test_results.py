@@ -20,7 +20,7 @@ import yaml
 from ansible import constants as C
 
 from ansible_collections.perflab.network.plugins.callback import results as results_callback
-from ansible_collections.perflab.network.plugins.module_utils import record as rec
+from ansible_collections.perflab.network.plugins.module_utils.core import record as rec
 from ansible_collections.perflab.network.plugins.module_utils.report import store
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'results')

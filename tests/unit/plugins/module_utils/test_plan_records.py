@@ -187,7 +187,7 @@ def test_held_records_take_the_server_sides_window_and_are_judged_again():
 
 
 def test_stored_records_get_amendments_the_store_puts_into_them():
-    from ansible_collections.perflab.network.plugins.module_utils import limits
+    from ansible_collections.perflab.network.plugins.module_utils.core import limits
     from ansible_collections.perflab.network.plugins.module_utils.report import store
     record = plan_records.planned_record(items()[0], 'failed', 'x')
     record.update(status='ok', error=None, primary='throughput_mbps', started_at='2026-12-03T11:20:00.000Z',
