@@ -27,7 +27,9 @@ import pytest
 
 from conftest import run_playbook
 
-pytestmark = pytest.mark.lab
+# make test-vm's, with the matrix: under TCG these cases ran last in a clean-clone make test and took it
+# past 75 min (the matrix runs the firewalld, tuned and guard cases on every release)
+pytestmark = [pytest.mark.lab, pytest.mark.vm_matrix]
 NAME, MGMT, DATA = 'vt', '10.224.0.0/24', '10.224.1.0/24'
 SUITE = 'bookworm'
 
