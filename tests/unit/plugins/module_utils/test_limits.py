@@ -395,3 +395,11 @@ def test_a_receiver_whose_core_was_saturated_is_cpu_not_window():
     # the send buffer (the client's own): the window, whatever the server's core
     sndbuf = dict(tcp, rwnd_limited_pct=0.0, sndbuf_limited_pct=70.0)
     assert limits.verdict(record(300.0, link=None), {'tcp': sndbuf, 'server': server})['verdict'] == 'window'
+
+
+def test_a_handful_of_segments_says_nothing_of_loss():
+    # seen live in the cpu case: 1 of 5 segments retransmitted (20 %) was called 'loss'
+    out = limits.verdict(record(805.6, link=None), {'tcp': {'retrans': 1, 'data_segs_out': 5}})
+    assert out['verdict'] != 'loss', out
+    out = limits.verdict(record(805.6, link=None), {'tcp': {'retrans': 10, 'data_segs_out': 1000}})
+    assert out['verdict'] == 'loss', out
