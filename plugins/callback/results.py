@@ -232,7 +232,7 @@ from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.perflab.network.plugins.module_utils.core import names
 from ansible_collections.perflab.network.plugins.module_utils.core import limits
-from ansible_collections.perflab.network.plugins.module_utils.core.record import add_design, new_run_id, primary_value
+from ansible_collections.perflab.network.plugins.module_utils.core.record import add_design, add_fleet_slice, new_run_id, primary_value
 from ansible_collections.perflab.network.plugins.module_utils.report import build, store, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.text import format_value
 
@@ -397,6 +397,7 @@ class CallbackModule(CallbackBase):
         self._record_run_id = None
         # (run id, design) of the last plan: a study's design and block, for the records of that run
         self._design = (None, None)
+        self._fleet_slice = (None, None)
         self._seen = set()
         self._pending = {}          # path -> records not yet durable (a failed write is retried)
         self._written = {}          # path -> records stored by this run (ordered: dicts keep order)
@@ -569,6 +570,8 @@ class CallbackModule(CallbackBase):
                 # the study's design and this run's block in it (benchmark_plan): written into its records
                 if isinstance(plan, dict):
                     self._design = (plan.get('run_id'), plan.get('design'))
+                    # an AWX job slice of a fleet (benchmark_plan): written into its records too
+                    self._fleet_slice = (plan.get('run_id'), plan.get('fleet_slice'))
             for key in (SYSTEM_KEY, RESULT_KEY):
                 if key not in data:
                     continue
@@ -603,6 +606,8 @@ class CallbackModule(CallbackBase):
             record = dict(record, run_id=self.run_id)
         if kind == store.RESULT and self._design[0] and self._design[0] == record.get('run_id'):
             record = add_design(record, self._design[1])
+        if kind == store.RESULT and self._fleet_slice[0] and self._fleet_slice[0] == record.get('run_id'):
+            record = add_fleet_slice(record, self._fleet_slice[1])
         digest = hashlib.sha1(store.dumps(record).encode('utf-8')).hexdigest()
         if digest in self._seen:
             return

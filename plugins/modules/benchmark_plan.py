@@ -183,7 +183,8 @@ options:
         records with status C(skipped) and the reason, and the rounds are made among the others.
       - C(slice_number), C(slice_count) and C(hosts) (every host of the fleet) - the AWX job slice this run is
         (its inventory holds only its own hosts); a test between two slices refuses the plan, unless
-        C(slice_scope=inside), which makes the schedule inside the slice.
+        C(slice_scope=inside), which makes the schedule inside the slice. Without C(slice_number), the slice
+        whose hosts the play holds (AWX gives every slice's job the same variables).
     type: dict
     default: {}
   unmanaged:
@@ -305,7 +306,9 @@ connect:
 perflab_plan:
   description:
     - Plan size for progress lines, C({run_id, total_tests, expected_duration_s, skipped_done, configurations, labels}),
-      the most repetitions a test of the suite has (C(repetitions)) and O(design) when given (C(design)).
+      the most repetitions a test of the suite has (C(repetitions)), O(design) when given (C(design)) and the
+      AWX job slice of a sliced fleet (C(fleet_slice), C({number, count, hosts, scope}), else null), which the
+      results callback writes into every record of the run.
   returned: success
   type: dict
   sample: {run_id: 20261129T190000Z-3f2a, total_tests: 9, expected_duration_s: 45, skipped_done: 0, configurations: 2,
@@ -575,6 +578,8 @@ def main():
                       'configurations': p['configurations'],
                       'repetitions': max([int(t.get('repetitions') or 1) for t in tests] or [1]),
                       'design': dict(design) if design else None,
+                      # an AWX job slice of a fleet: the callback writes it into every record of the run
+                      'fleet_slice': fleet_plan['slice'] if fleet_plan else None,
                       'labels': sorted(set(str(study.pair_label(p['labels'], pair['client'], pair['server'], side))
                                            for pair in pairs))})
 

@@ -61,7 +61,7 @@ def spec_accepts(variable, value):
 
 
 def test_every_survey_is_well_formed():
-    assert len(surveys()) == 3  # perflab stock, perflab tuned, the workflow
+    assert len(surveys()) == 4  # perflab stock, perflab tuned, perflab fleet, the workflow
     for owner, survey in surveys():
         assert survey['name'] and survey['description'], owner
         variables = [q['variable'] for q in survey['spec']]
@@ -180,7 +180,8 @@ def test_every_study_variable_a_user_sets_is_asked():
 
 
 def test_stock_tuned_and_the_workflow_ask_the_system_under_test():
-    owners = {owner: {q['variable'] for q in survey['spec']} for owner, survey in surveys()}
+    # a fleet labels and changes no side: every host is a sender and a receiver
+    owners = {owner: {q['variable'] for q in survey['spec']} for owner, survey in surveys() if owner != 'perflab fleet'}
     assert set(owners) == {'perflab stock', 'perflab tuned', WORKFLOW['name']}
     for owner, variables in owners.items():
         assert SYSTEM <= variables, '%s does not ask %s' % (owner, SYSTEM - variables)
@@ -192,7 +193,8 @@ def test_stock_tuned_and_the_workflow_ask_the_system_under_test():
 
 
 def test_job_templates_run_existing_playbooks_that_validate_their_survey():
-    assert [jt['name'] for jt in JOB_TEMPLATES] == ['perflab stock', 'perflab tuned', 'perflab revert', 'perflab report']
+    assert [jt['name'] for jt in JOB_TEMPLATES] == ['perflab stock', 'perflab tuned', 'perflab fleet', 'perflab revert',
+                                                  'perflab report']
     for jt in JOB_TEMPLATES:
         playbook = ROOT / jt['playbook']
         assert playbook.is_file(), '%s runs %s, which does not exist' % (jt['name'], jt['playbook'])
@@ -238,11 +240,27 @@ def test_workflow_graph():
     assert roots == {'stock'}
 
 
+def test_fleet_workflow_slices_the_fleet_then_reports_every_slice():
+    fleet = {jt['name']: jt for jt in JOB_TEMPLATES}['perflab fleet']
+    # sliced by the setting; the inventory's perflab_fleet says the schedule and the slices
+    assert fleet['job_slice_count'] == '{{ perflab_awx_fleet_slices }}' and fleet['playbook'] == 'playbooks/benchmark.yml'
+    settings = yaml.safe_load((ROOT / 'awx' / 'vars' / 'settings.yml').read_text())
+    assert settings['perflab_awx_fleet_slices'] >= 2
+    nodes = {n['identifier']: n for n in AWX['perflab_awx_fleet_workflow']['workflow_nodes']}
+    assert {i: n['unified_job_template']['name'] for i, n in nodes.items()} == {'fleet': 'perflab fleet',
+                                                                                 'report': 'perflab report'}
+    # the report whatever the slices' jobs ended with (a host left out fails its slice's job, its results kept)
+    assert nodes['fleet']['related']['always_nodes'] == [{'identifier': 'report'}]
+    assert all(not nodes[i]['related'][k] for i in nodes for k in ('success_nodes', 'failure_nodes'))
+
+
 def test_configure_playbook_uses_these_definitions():
     text = (ROOT / 'awx' / 'configure.yml').read_text()
     for needle in ('vars/templates.yml', 'loop: "{{ perflab_awx_job_templates }}"',
                    'survey_spec: "{{ item.survey_spec }}"', 'workflow_nodes: "{{ perflab_awx_workflow.workflow_nodes }}"',
-                   'survey_spec: "{{ perflab_awx_workflow.survey_spec }}"'):
+                   'survey_spec: "{{ perflab_awx_workflow.survey_spec }}"',
+                   'workflow_nodes: "{{ perflab_awx_fleet_workflow.workflow_nodes }}"',
+                   'job_slice_count: "{{ item.job_slice_count | default(1) }}"'):
         assert needle in text
     # no secret in the repository: the controller's address and login come from
     # the environment, the only key material is read from a file given at run time

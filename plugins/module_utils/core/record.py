@@ -204,6 +204,22 @@ def add_design(record, design):
                 design_switch_s=switch)
 
 
+# the reason of a fleet's test that a host left out kept from running (plan/fleet.py writes it, the matrix reads it)
+FLEET_LEFT_OUT = '%s left out of the fleet: '
+
+
+def add_fleet_slice(record, fleet_slice):
+    """Write the AWX job slice the record's run was into ``record`` (a copy): ``fleet_slice`` ``{number, count,
+    hosts, scope}`` (benchmark_plan's ``fleet.slice``: the slice's number of ``count``, every host of the slice,
+    and its ``slice_scope``), so that a report merging the slices' runs knows which slice each record came from
+    and which tests no slice ran. A record that has one already, or no slice given: as it is."""
+    if not isinstance(fleet_slice, dict) or not fleet_slice.get('number') or record.get('fleet_slice'):
+        return record
+    return dict(record, fleet_slice={'number': int(fleet_slice['number']), 'count': int(fleet_slice.get('count') or 0),
+                                     'hosts': [str(h) for h in fleet_slice.get('hosts') or []],
+                                     'scope': str(fleet_slice.get('scope') or '')})
+
+
 def add_note(record, note):
     """Append ``note`` to the record's ``notes`` (once)."""
     notes = record.setdefault('notes', [])

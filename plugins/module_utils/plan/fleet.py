@@ -15,12 +15,16 @@ A host left out (unreachable, or failed its preflight) takes no place in the rou
 returned as skipped with the reason, and the rounds are made among the others.
 
 AWX job slicing gives each slice's playbook the hosts ``sorted(names)[number - 1::count]`` (AWX's
-``subset=slice<number>of<count>``); a test whose two hosts are in different slices cannot run in either:
-the plan is refused naming them, or (``slice_scope=inside``) the schedule is made inside the slice.
+``subset=slice<number>of<count>``) and the same variables; the slice's number, when not given, is the one
+whose hosts the play holds. A test whose two hosts are in different slices cannot run in either: the plan
+is refused naming them, or (``slice_scope=inside``) the schedule is made inside the slice, and the tests
+between slices are in no slice's plan (``crossing``: the merged matrix marks them not measured).
 """
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
+
+from ansible_collections.perflab.network.plugins.module_utils.core import record as records
 
 SCHEDULES = ('mesh', 'one_to_many', 'many_to_one', 'ring')
 SLICE_SCOPES = ('refuse', 'inside')
@@ -111,6 +115,15 @@ def slice_members(names, number, count):
     return sorted(names)[number - 1::count]
 
 
+def slice_number_of(count, fleet, play_hosts):
+    """The number of the slice of ``count`` whose hosts ``play_hosts`` are (AWX gives each slice's job the same
+    variables and an inventory of that slice's hosts only, so the slice's inventory says which it is); None when
+    no slice holds them all."""
+    hosts = set(play_hosts)
+    found = [n for n in range(1, count + 1) if hosts and hosts <= set(slice_members(fleet, n, count))]
+    return found[0] if len(found) == 1 else None
+
+
 def slice_problems(number, count, fleet, play_hosts):
     """What is wrong with a slice's variables, one message each."""
     problems = []
@@ -154,6 +167,15 @@ def plan_fleet(names, schedule='mesh', hub=None, stress=False, left_out=None, te
     slice_info = None
     everyone = names
     if slice_count not in (None, '', 0) or slice_number not in (None, '', 0):
+        if slice_number is None and isinstance(slice_count, int) and not isinstance(slice_count, bool) \
+                and slice_count >= 1 and fleet:
+            # not given: the slice whose hosts the play holds (the same variables reach every slice's job)
+            slice_number = slice_number_of(slice_count, fleet, names + list(left_out))
+            if slice_number is None:
+                raise FleetError(
+                    'the play holds %s, which no slice of %d of perflab_fleet_hosts (%s) holds all of: give '
+                    'perflab_fleet_slice_number, or the fleet\'s every host as perflab_fleet_hosts'
+                    % (', '.join(sorted(names + list(left_out))), slice_count, ', '.join(sorted(fleet))))
         problems = slice_problems(slice_number, slice_count, fleet, names + list(left_out))
         if problems:
             raise FleetError('; '.join(problems))
@@ -192,7 +214,7 @@ def plan_fleet(names, schedule='mesh', hub=None, stress=False, left_out=None, te
         lost = [h for h in (client, server) if h in left_out]
         if lost:
             skipped.append({'client': client, 'server': server,
-                            'reason': '; '.join('%s left out of the fleet: %s' % (h, left_out[h] or UNKNOWN_REASON)
+                            'reason': '; '.join(records.FLEET_LEFT_OUT % h + (left_out[h] or UNKNOWN_REASON)
                                                 for h in lost)})
     rounds = schedule_rounds(present, schedule, hub if hub in present else None, stress)
     out_rounds = [{'round': i + 1, 'tests': [{'client': c, 'server': s} for c, s in tests]}

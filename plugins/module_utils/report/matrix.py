@@ -21,6 +21,8 @@ DEFAULT_K = 3.0
 # (measured: on the 2-core lab under load, healthy hosts of one shaped rate came out up to 7 % below it)
 MAD_FLOOR = 0.05
 NO_DIFFERENCE = 'no configuration difference found'
+# a cell between hosts of two AWX job slices, each planned inside its slice: no slice ran that test (not a zero)
+NOT_MEASURED_SLICES = 'not measured (slices %s and %s)'
 # the data NIC's facts compared with the majority's, in the order a cause names them
 CAUSE_FIELDS = (('speed_mbps', 'link speed'), ('mtu', 'MTU'), ('driver', 'driver'),
                 ('firmware_version', 'firmware'), ('qdisc', 'qdisc'), ('numa_node', 'NUMA node of the NIC'),
@@ -102,10 +104,44 @@ def likely_cause(host, facts):
     return '; '.join(found) if found else NO_DIFFERENCE
 
 
+def left_out_reason(host, reasons):
+    """Why a fleet left ``host`` out, from its tests' reasons (``<host> left out of the fleet: <why>``, plan/fleet.py);
+    None when none says so."""
+    marker = records.FLEET_LEFT_OUT % host
+    for reason in reasons:
+        at = (reason or '').find(marker)
+        # the host's own name, not the end of a longer one
+        if at < 0 or (at and reason[max(0, at - 2):at] != '; '):
+            continue
+        rest = reason[at + len(marker):]
+        # a test of two hosts left out: the other host's reason follows after '; '
+        other = rest.find(records.FLEET_LEFT_OUT % '')
+        if other > 0:
+            rest = rest[:rest.rfind('; ', 0, other)] if rest.rfind('; ', 0, other) > 0 else rest
+        return rest.strip()
+    return None
+
+
+def slice_of_hosts(recs):
+    """host -> the number of the AWX job slice it was in, from the records' ``fleet_slice`` (the slice's every
+    host), for a run merged from slices planned inside each (``slice_scope=inside``); empty when not sliced."""
+    out = {}
+    for r in recs:
+        piece = r.get('fleet_slice')
+        if not isinstance(piece, dict) or piece.get('scope') != 'inside' or not piece.get('number'):
+            continue
+        for h in piece.get('hosts') or ():
+            out.setdefault(h, piece['number'])
+    return out
+
+
 def build(results, systems=None, k=DEFAULT_K):
     """One matrix per (test id, primary metric) of the fleet's records: ``[{test_id, metric, unit,
     higher_is_better, hosts, cells: {sender: {receiver: median}}, counts, hosts_out, hosts_in, fleet_out,
-    fleet_in, mad_out, mad_in, verdicts: {host: {verdict, slow_out, slow_in, cause, skipped}}, k}]``."""
+    fleet_in, mad_out, mad_in, verdicts: {host: {verdict, slow_out, slow_in, cause, reason}}, k, slices:
+    {host: slice number}, not_measured: {sender: {receiver: why}}}]``. A host left out of the fleet (its tests
+    skipped saying why) is ``unreachable`` when it did not answer, else ``left out`` with the reason (a failed
+    preflight); ``not_measured`` holds the cells between two AWX job slices that no slice ran."""
     k = float(k)
     facts = host_facts(systems)
     groups = {}
@@ -136,9 +172,16 @@ def build(results, systems=None, k=DEFAULT_K):
         counts = dict((s, dict((r, len(v)) for r, v in row.items())) for s, row in values.items())
         hosts_out = dict((h, median(list(cells.get(h, {}).values()))) for h in hosts)
         hosts_in = dict((h, median([row[h] for row in cells.values() if h in row])) for h in hosts)
+        slices = slice_of_hosts(recs)
+        # a test between two AWX job slices planned inside each (slice_scope=inside): no slice ran it
+        not_measured = dict((s, dict((r, NOT_MEASURED_SLICES % (slices[s], slices[r])) for r in hosts
+                                     if r != s and r in slices and slices[r] != slices[s]
+                                     and r not in cells.get(s, {})))
+                            for s in hosts if s in slices)
         matrix = {'test_id': test_id, 'metric': metric, 'unit': unit, 'higher_is_better': higher,
                   'hosts': hosts, 'cells': cells, 'counts': counts, 'hosts_out': hosts_out, 'hosts_in': hosts_in,
-                  'k': k, 'verdicts': {}}
+                  'k': k, 'verdicts': {}, 'slices': slices,
+                  'not_measured': dict((s, row) for s, row in not_measured.items() if row)}
         slow = {}
         for side, per_host in (('out', hosts_out), ('in', hosts_in)):
             known = [v for v in per_host.values() if v is not None]
@@ -153,8 +196,12 @@ def build(results, systems=None, k=DEFAULT_K):
                 if v is not None and (fleet - v if higher else v - fleet) > k * spread:
                     slow.setdefault(h, []).append(side)
         for h in hosts:
+            left_out = left_out_reason(h, notok.get(h) or [])
             if hosts_out.get(h) is None and hosts_in.get(h) is None:
-                verdict = 'unreachable' if h in notok else 'no results'
+                if left_out is not None and not left_out.startswith('unreachable'):
+                    verdict = 'left out'
+                else:
+                    verdict = 'unreachable' if h in notok else 'no results'
             elif h in slow:
                 verdict = 'slow ' + ' and '.join({'in': 'inbound', 'out': 'outbound'}[s] for s in sorted(slow[h]))
             else:
@@ -162,13 +209,24 @@ def build(results, systems=None, k=DEFAULT_K):
             matrix['verdicts'][h] = {
                 'verdict': verdict, 'slow_out': 'out' in slow.get(h, []), 'slow_in': 'in' in slow.get(h, []),
                 'cause': likely_cause(h, facts) if h in slow else None,
-                'reason': (notok.get(h) or [None])[0] if verdict == 'unreachable' else None}
+                'reason': (left_out or (notok.get(h) or [None])[0]) if verdict in ('unreachable', 'left out') else None}
         out.append(matrix)
     return out
 
 
 def _fmt(value):
     return '-' if value is None else ('%.0f' % value if abs(value) >= 100 else '%.3g' % value)
+
+
+NOT_MEASURED_NOTE = ('not measured: the two hosts were in different AWX job slices, each planned inside its slice '
+                     '(slice_scope=inside), and no slice ran the test between them (not a zero)')
+
+
+def _cell(m, sender, receiver):
+    """A cell of the text view: the median, ``n/m`` for a test between two slices, ``-`` for none."""
+    if receiver in (m.get('not_measured') or {}).get(sender, {}):
+        return 'n/m'
+    return _fmt(m['cells'].get(sender, {}).get(receiver))
 
 
 def text(matrices):
@@ -181,12 +239,15 @@ def text(matrices):
                      'than %g MADs' % (m['test_id'], m['metric'], m['unit'], m['k']))
         lines.append(' ' * width + ' ' + ' '.join(h.rjust(width) for h in hosts) + '  ' + 'out'.rjust(width))
         for s in hosts:
-            row = [(_fmt(m['cells'].get(s, {}).get(r)) if r != s else '').rjust(width) for r in hosts]
+            row = [(_cell(m, s, r) if r != s else '').rjust(width) for r in hosts]
             lines.append(s.ljust(width) + ' ' + ' '.join(row) + '  ' + _fmt(m['hosts_out'].get(s)).rjust(width))
         lines.append('in'.ljust(width) + ' ' + ' '.join(_fmt(m['hosts_in'].get(r)).rjust(width) for r in hosts))
+        if m.get('not_measured'):
+            lines.append('n/m = ' + NOT_MEASURED_NOTE)
         for h in hosts:
             v = m['verdicts'][h]
             lines.append('%s: %s%s' % (h, v['verdict'], (' - likely cause: %s' % v['cause']) if v['cause'] else
-                                       ((' (%s)' % v['reason']) if v.get('reason') else '')))
+                                       (((': %s' if v['verdict'] == 'left out' else ' (%s)') % v['reason'])
+                                        if v.get('reason') else '')))
         lines.append('')
     return lines

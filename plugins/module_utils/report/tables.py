@@ -552,7 +552,7 @@ class Report(object):
             primary = record.get('primary')
             self._fleet.append({'test_id': test_id, 'primary': primary, 'client': client,
                                 'server': _host_name(record.get('server')), 'status': record.get('status'),
-                                'error': record.get('error'),
+                                'error': record.get('error'), 'fleet_slice': record.get('fleet_slice'),
                                 'metrics': {primary: (record.get('metrics') or {}).get(primary)} if primary else {}})
             cell = test.cells.get(label)
             if cell is None:

@@ -37,7 +37,7 @@ except ImportError:
     HAS_OPENPYXL = False
     OPENPYXL_IMPORT_ERROR = traceback.format_exc()
 
-from ansible_collections.perflab.network.plugins.module_utils.report import parallel, stats, tables
+from ansible_collections.perflab.network.plugins.module_utils.report import matrix, parallel, stats, tables
 from ansible_collections.perflab.network.plugins.module_utils.report.tables import MAX_SHEET_ROWS
 
 FIXED_SHEETS = ('Summary', 'Parallel', 'Systems', 'Intervals', 'Raw')
@@ -511,9 +511,12 @@ class WorkbookWriter(object):
                 % ('below' if m['higher_is_better'] else 'above', m['k']))
         ws.append([self._cell(ws, rule, font=styles.italic)])
         ws.append(self._header(ws, ['sender \\ receiver'] + hosts + ['median out'], row=3))
+        apart = m.get('not_measured') or {}
         for sender in hosts:
             ws.append([self._cell(ws, sender, font=styles.bold)]
-                      + [m['cells'].get(sender, {}).get(receiver) for receiver in hosts]
+                      # a test between two slices that no slice ran: said in words, never a blank read as zero
+                      + [self._cell(ws, apart[sender][receiver], font=styles.italic) if receiver in apart.get(sender, {})
+                         else m['cells'].get(sender, {}).get(receiver) for receiver in hosts]
                       + [self._cell(ws, m['hosts_out'].get(sender), font=styles.bold)])
         ws.append([self._cell(ws, 'median in', font=styles.bold)]
                   + [self._cell(ws, m['hosts_in'].get(receiver), font=styles.bold) for receiver in hosts])
@@ -524,7 +527,8 @@ class WorkbookWriter(object):
                 'B4:%s%d' % (get_column_letter(n + 1), n + 3),
                 ColorScaleRule(start_type='min', start_color=low, mid_type='percentile', mid_value=50,
                                mid_color='FFEB84', end_type='max', end_color=high))
-        ws.append([])
+        ws.append([self._cell(ws, matrix.NOT_MEASURED_NOTE, font=styles.italic)]
+                  if apart else [])
         ws.append(self._header(ws, ['host', 'median out', 'median in', 'verdict', 'likely cause'], row=n + 6))
         for host in hosts:
             v = m['verdicts'][host]

@@ -181,3 +181,23 @@ def test_rounds_reuse_a_servers_ports_and_check_overlaps_per_round():
     with pytest.raises(s.PlanError, match='both need tcp port 5201'):
         s.check_port_overlaps(servers)
     assert s.expected_duration(items) == 22 * (1 + s.TEST_OVERHEAD_S)
+
+
+def test_a_slice_without_its_number_is_the_one_whose_hosts_the_play_holds():
+    # AWX gives every slice's job the same variables: the slice's inventory says which slice it is
+    for number in (1, 2):
+        mine = fleet.slice_members(names(6), number, 2)
+        plan = fleet.plan_from_options({'slice_count': 2, 'hosts': names(6), 'slice_scope': 'inside'}, mine, {}, [], 0)
+        assert plan['slice']['number'] == number and plan['hosts'] == mine
+    # a host of the slice left out (unreachable) still tells the slice
+    plan = fleet.plan_fleet(['h02', 'h04'], slice_count=2, fleet=names(6), slice_scope='inside',
+                            left_out={'h06': 'unreachable'})
+    assert plan['slice']['number'] == 2 and [t['client'] for t in plan['skipped']].count('h06') == 2
+    with pytest.raises(fleet.FleetError, match='which no slice of 2 of perflab_fleet_hosts'):
+        fleet.plan_fleet(['h01', 'h02'], slice_count=2, fleet=names(6), slice_scope='inside')
+
+
+def test_a_preflight_refusal_is_the_reason_of_the_skipped_tests():
+    plan = fleet.plan_fleet(names(3), left_out={'h02': 'the preflight refused it: no folder /opt/x'})
+    assert set(t['reason'] for t in plan['skipped']) == {'h02 left out of the fleet: the preflight refused it: no folder /opt/x'}
+    assert 'left out h02: the preflight refused it: no folder /opt/x' in plan['summary']

@@ -41,7 +41,7 @@ def test_the_real_fleet_run_flags_the_shaped_host_and_names_its_qdisc():
     assert verdicts == {'lab1': 'healthy', 'lab2': 'healthy', 'lab3': 'slow inbound and outbound', 'lab4': 'healthy',
                         'lab5': 'healthy', 'lab6': 'unreachable'}
     assert m['verdicts']['lab3']['cause'].startswith('qdisc tbf (the others: ')
-    assert 'left out of the fleet' in m['verdicts']['lab6']['reason']
+    assert m['verdicts']['lab6']['reason'] == 'unreachable, or it failed an earlier stage'
     # every cell of the shaped host is near its rate, every other cell well above it
     assert all(m['cells']['lab3'][h] < 310 for h in m['cells']['lab3'])
     assert all(m['cells'][h]['lab3'] < 310 for h in m['cells'] if h != 'lab3')
@@ -151,3 +151,43 @@ def test_the_workbook_has_the_matrix_sheet_with_its_colour_scale(tmp_path):
     assert verdicts['lab6'][0] == 'unreachable' and verdicts['lab1'] == ('healthy', None)
     rules = [(str(r.sqref), [x.type for x in r.rules]) for r in ws.conditional_formatting]
     assert rules == [('B4:G9', ['colorScale'])]
+
+
+def test_a_host_that_failed_its_preflight_is_left_out_with_the_reason_and_an_unreachable_one_unreachable():
+    why = 'the preflight refused it: benchmark_tool_paths names /opt/missing'
+    recs = mesh(lambda a, b: 900, hosts=HOSTS[:3])
+    for gone, reason in (('d', why), ('e', 'unreachable, or it failed an earlier stage')):
+        for h in HOSTS[:3]:
+            for c, s in ((gone, h), (h, gone)):
+                recs.append(dict(rec(c, s, None, status='skipped'), error='%s left out of the fleet: %s' % (gone, reason)))
+    # a test of the two hosts left out names both
+    recs.append(dict(rec('d', 'e', None, status='skipped'),
+                     error='d left out of the fleet: %s; e left out of the fleet: unreachable' % why))
+    [m] = matrix.build(recs)
+    assert m['verdicts']['d']['verdict'] == 'left out' and m['verdicts']['d']['reason'] == why
+    assert m['verdicts']['e']['verdict'] == 'unreachable'
+    assert set(v['verdict'] for h, v in m['verdicts'].items() if h in HOSTS[:3]) == {'healthy'}
+    assert 'd: left out: %s' % why in matrix.text([m])
+    assert matrix.left_out_reason('d', ['xd left out of the fleet: no']) is None
+
+
+def sliced(client, server, value, number, hosts):
+    return dict(rec(client, server, value), fleet_slice={'number': number, 'count': 2, 'hosts': hosts, 'scope': 'inside'})
+
+
+def test_slices_merged_mark_the_tests_between_them_not_measured(tmp_path):
+    one, two = ['a', 'c'], ['b', 'd']
+    recs = [sliced(x, y, 900, 1, one) for x in one for y in one if x != y] + \
+        [sliced(x, y, 800, 2, two) for x in two for y in two if x != y]
+    [m] = matrix.build(recs)
+    assert m['slices'] == {'a': 1, 'c': 1, 'b': 2, 'd': 2}
+    assert m['cells'] == {'a': {'c': 900}, 'c': {'a': 900}, 'b': {'d': 800}, 'd': {'b': 800}}
+    assert m['not_measured'] == {'a': {'b': 'not measured (slices 1 and 2)', 'd': 'not measured (slices 1 and 2)'},
+                                 'c': {'b': 'not measured (slices 1 and 2)', 'd': 'not measured (slices 1 and 2)'},
+                                 'b': {'a': 'not measured (slices 2 and 1)', 'c': 'not measured (slices 2 and 1)'},
+                                 'd': {'a': 'not measured (slices 2 and 1)', 'c': 'not measured (slices 2 and 1)'}}
+    lines = matrix.text([m])
+    assert lines[2].split() == ['a', 'n/m', '900', 'n/m', '900'] and 'n/m = ' + matrix.NOT_MEASURED_NOTE in lines
+    # unsliced records: no cell marked
+    [plain] = matrix.build(mesh(lambda a, b: 900))
+    assert plain['not_measured'] == {} and plain['slices'] == {}
