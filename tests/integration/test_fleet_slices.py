@@ -75,9 +75,7 @@ def test_a_host_refused_by_the_preflight_is_left_out_of_a_fleet_but_stops_a_run_
     suite = tmp_path / 'fleet.yml'
     suite.write_text(yaml.safe_dump(SUITE))
     results = tmp_path / 'results'
-    # the lab's hosts have the tools: no tools stage (short)
-    common = {'perflab_suite': str(suite), 'perflab_results_dir': str(results), 'perflab_firewall_mode': 'unmanaged',
-              'perflab_install_tools': False}
+    common = {'perflab_suite': str(suite), 'perflab_results_dir': str(results), 'perflab_firewall_mode': 'unmanaged'}
 
     # a run of pairs: refused on every host, nothing run, every lock given back
     started = time.monotonic()
@@ -144,8 +142,7 @@ def test_two_slices_through_the_runners_remote_path_merge_into_one_matrix(lab, t
     results.mkdir()
     suite = results / 'fleet.yml'
     suite.write_text(yaml.safe_dump(SUITE))
-    extravars = {'perflab_suite': str(suite), 'perflab_firewall_mode': 'unmanaged', 'perflab_profile': 'stock',
-                 'perflab_install_tools': False}
+    extravars = {'perflab_suite': str(suite), 'perflab_firewall_mode': 'unmanaged', 'perflab_profile': 'stock'}
     slices = dict((n, fleet.slice_members(hosts, n, 2)) for n in (1, 2))
     assert slices == {1: [hosts[0], hosts[2]], 2: [hosts[1], hosts[3]]}
     ran, threads = {}, []

@@ -2,6 +2,7 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import json
 import os
 
 import pytest
@@ -191,3 +192,32 @@ def test_slices_merged_mark_the_tests_between_them_not_measured(tmp_path):
     # unsliced records: no cell marked
     [plain] = matrix.build(mesh(lambda a, b: 900))
     assert plain['not_measured'] == {} and plain['slices'] == {}
+
+
+def test_the_workbook_says_not_measured_between_slices(tmp_path):
+    # the real fleet run's records as two slices inside each would have made them: the tests between slices dropped
+    openpyxl = pytest.importorskip('openpyxl')
+    slices = {1: ['lab1', 'lab3', 'lab5'], 2: ['lab2', 'lab4', 'lab6']}
+    side = dict((h, n) for n, hosts in slices.items() for h in hosts)
+    lines = []
+    with open(REAL) as handle:
+        for line in handle:
+            record = json.loads(line)
+            if record.get('schema', '').startswith('perflab.result/') and record.get('test_id'):
+                number = side[record['client']['name']]
+                if side[record['server']['name']] != number:
+                    continue
+                record['fleet_slice'] = {'number': number, 'count': 2, 'hosts': slices[number], 'scope': 'inside'}
+            lines.append(json.dumps(record))
+    src = tmp_path / 'sliced.jsonl'
+    src.write_text('\n'.join(lines) + '\n')
+    path = str(tmp_path / 'sliced.xlsx')
+    report, dummy = build.build_report([str(src)], workbook_path=path)
+    [m] = report.matrices()
+    assert m['slices'] == side
+    ws = [s for s in openpyxl.load_workbook(path).worksheets if s.title.startswith('Matrix')][0]
+    rows = [list(row) for row in ws.iter_rows(values_only=True)]
+    grid = dict((row[0], dict(zip(rows[2][1:7], row[1:7]))) for row in rows[3:9])
+    assert grid['lab1']['lab2'] == 'not measured (slices 1 and 2)' and grid['lab2']['lab1'] == 'not measured (slices 2 and 1)'
+    assert isinstance(grid['lab1']['lab5'], float) and grid['lab1']['lab1'] is None
+    assert rows[10][0] == matrix.NOT_MEASURED_NOTE
