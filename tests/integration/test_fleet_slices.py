@@ -136,8 +136,8 @@ def test_two_slices_through_the_runners_remote_path_merge_into_one_matrix(lab, t
     hosts = sorted(lab.hostvars())
     inventory = yaml.safe_load(lab.inventory.read_text())
     # the fleet's variables are the inventory's (every slice's job gets the same, as AWX gives them)
-    inventory['all'].setdefault('vars', {})['perflab_fleet'] = {'schedule': 'mesh', 'slice_count': 2,
-                                                               'slice_scope': 'inside', 'hosts': hosts}
+    inventory['all'].setdefault('vars', {})['perflab_fleet'] = {
+        'schedule': 'mesh', 'slice_count': 2, 'slice_scope': 'inside', 'hosts': hosts}
     results = tmp_path / 'exposed-results'  # the host path exposed to every job (docs/awx.md)
     results.mkdir()
     suite = results / 'fleet.yml'

@@ -193,8 +193,8 @@ def test_stock_tuned_and_the_workflow_ask_the_system_under_test():
 
 
 def test_job_templates_run_existing_playbooks_that_validate_their_survey():
-    assert [jt['name'] for jt in JOB_TEMPLATES] == ['perflab stock', 'perflab tuned', 'perflab fleet', 'perflab revert',
-                                                  'perflab report']
+    assert [jt['name'] for jt in JOB_TEMPLATES] == [
+        'perflab stock', 'perflab tuned', 'perflab fleet', 'perflab revert', 'perflab report']
     for jt in JOB_TEMPLATES:
         playbook = ROOT / jt['playbook']
         assert playbook.is_file(), '%s runs %s, which does not exist' % (jt['name'], jt['playbook'])
@@ -247,8 +247,8 @@ def test_fleet_workflow_slices_the_fleet_then_reports_every_slice():
     settings = yaml.safe_load((ROOT / 'awx' / 'vars' / 'settings.yml').read_text())
     assert settings['perflab_awx_fleet_slices'] >= 2
     nodes = {n['identifier']: n for n in AWX['perflab_awx_fleet_workflow']['workflow_nodes']}
-    assert {i: n['unified_job_template']['name'] for i, n in nodes.items()} == {'fleet': 'perflab fleet',
-                                                                                 'report': 'perflab report'}
+    template = {i: n['unified_job_template']['name'] for i, n in nodes.items()}
+    assert template == {'fleet': 'perflab fleet', 'report': 'perflab report'}
     # the report whatever the slices' jobs ended with (a host left out fails its slice's job, its results kept)
     assert nodes['fleet']['related']['always_nodes'] == [{'identifier': 'report'}]
     assert all(not nodes[i]['related'][k] for i in nodes for k in ('success_nodes', 'failure_nodes'))
