@@ -187,6 +187,16 @@ def test_netplan_template(tmp_path):
     assert yaml.safe_load(text) == {'network': {'version': 2, 'ethernets': {'eth1': {'mtu': 9000}, 'data': {'mtu': 9001}}}}
 
 
+def test_netplan_template_puts_a_bond_among_the_bonds(tmp_path):
+    """The jumbo-bond study's tuned step (the mtu role on the bond netplan built): once written as
+    ``ethernets: bond0``, which netplan refuses beside the bond's own definition ("changes device type")."""
+    text = render(tmp_path, 'netplan-mtu.yaml.j2', {
+        'mtu_interfaces': [{'name': 'bond0', 'mtu': 9000}, {'name': 'eth3', 'mtu': 9000}],
+        '__mtu_link': {'bond0': {'ifname': 'bond0', 'linkinfo': {'info_kind': 'bond'}}, 'eth3': {'ifname': 'eth3'}}})
+    assert yaml.safe_load(text) == {'network': {'version': 2, 'ethernets': {'eth3': {'mtu': 9000}},
+                                                'bonds': {'bond0': {'mtu': 9000}}}}
+
+
 def test_networkd_template(tmp_path):
     text = render(tmp_path, 'networkd-mtu.conf.j2', {
         'item': {'name': 'eth1', 'mtu': 9000}, '__mtu_networkd_files': {'eth1': '/etc/systemd/network/10-eth1.network'}})
