@@ -53,7 +53,9 @@ NETPLAN_STATE = ('netplan get; ls -l /etc/netplan; cat /etc/netplan/*.yaml;'
 
 def _pair(lab_factory, suite, which, links):
     name, mgmt, data_net = LABS[suite][which]
-    lab = lab_factory(name, hosts=2, mgmt=mgmt, data=data_net, kind='vm', debian_suite=suite, vm_links=links)
+    # a loaded 2-core machine has doubled a boot under TCG: 300 s were not enough for one measured here
+    lab = lab_factory(name, hosts=2, mgmt=mgmt, data=data_net, kind='vm', debian_suite=suite, vm_links=links,
+                      vm_boot_timeout=900)
     snapshot(lab, 'snapshot')
     return lab
 
