@@ -4,7 +4,7 @@
 The Ubuntu 18.04/18.10 rows of the seeds ran netplan and ufw, the CentOS 7 / Scientific Linux 7 rows
 firewalld on its iptables backend. No registry here has those systems' images, so these cases run
 Debian's builds of the same software (netplan.io, ufw, firewalld with ``FirewallBackend=iptables``,
-iptables) on Debian's kernel: the closest a test gets to those rows (docs/support.md says so).
+iptables) on Debian's kernel: the closest a test gets to those rows (the roles' support tables say so).
 
 For each suite of PERFLAB_VM_SUITES (bookworm, trixie: bullseye's netplan.io 0.101 is older than the
 rows' own and is not run) one pair with its data links on one bridge, saved and restored before
