@@ -34,7 +34,7 @@ import pytest
 
 from conftest import run_playbook
 from test_vm_lab import data, openings_let_only_the_peer_in, role, sh, snapshot
-from test_vm_matrix import MANAGE_ETH1, bond_case, plays  # noqa: F401 (the module's plays fixture)
+from test_vm_matrix import MANAGE_ETH1, bond_case, plays  # noqa: F401 pylint: disable=unused-import
 
 pytestmark = [pytest.mark.lab, pytest.mark.vm_matrix]
 # netplan.io in Debian: 0.106 in bookworm, 1.1 in trixie; bullseye's 0.101 is left out
