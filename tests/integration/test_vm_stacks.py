@@ -104,6 +104,16 @@ def test_netplan_lacp_jumbo_bond(stacks_p2p_lab, plays, tmp_path, renderer):
               prepare=netplan_host(renderer), state=NETPLAN_STATE, built=netplan_bond)
 
 
+def mtu_9000_under_netplan(lab, plays, interface):
+    """The mtu role at 9000 on ``interface`` of both hosts (lab2 checks the path to lab1), netplan detected."""
+    mtu = dict(mtu_interfaces=[dict(name=interface, mtu=9000)])
+    for host, peer in (('lab1', 'lab2'), ('lab2', 'lab1')):
+        res = role(lab, plays, 'mtu', host, mtu_verify_peer=data(lab, peer) if host == 'lab2' else '', **mtu)
+        assert res.rc == 0, res.stdout[-4000:]
+        assert 'network stack netplan (detected)' in res.stdout, res.stdout[-3000:]
+    return mtu
+
+
 def test_netplan_mtu_on_a_bond(stacks_lab, plays):
     """The bond built at MTU 1500, then the mtu role on bond0 at 9000 (the jumbo-bond study's tuned
     step): netplan must still read /etc/netplan (a bond given as ``ethernets: bond0`` is refused), the
@@ -117,11 +127,7 @@ def test_netplan_mtu_on_a_bond(stacks_lab, plays):
                 bonding_address='{{ perflab_data_address }}/{{ perflab_data_prefix }}')
     res = role(lab, plays, 'bonding', 'lab1:lab2', **bond)
     assert res.rc == 0, res.stdout[-5000:]
-    mtu = dict(mtu_interfaces=[dict(name='bond0', mtu=9000)])
-    for host, peer in (('lab1', 'lab2'), ('lab2', 'lab1')):
-        res = role(lab, plays, 'mtu', host, mtu_verify_peer=data(lab, peer) if host == 'lab2' else '', **mtu)
-        assert res.rc == 0, res.stdout[-4000:]
-        assert 'network stack netplan (detected)' in res.stdout, res.stdout[-3000:]
+    mtu = mtu_9000_under_netplan(lab, plays, 'bond0')
     for host in ('lab1', 'lab2'):
         assert sh(lab, host, 'netplan generate && echo ok').strip() == 'ok'
         assert sh(lab, host, 'netplan get bonds.bond0.mtu').strip() == '9000'
@@ -151,11 +157,7 @@ def test_netplan_mtu_on_a_data_nic(stacks_lab, plays, renderer):
     for host in ('lab1', 'lab2'):
         netplan_host(renderer, eth1=True)(lab, host)
     stock = {h: sh(lab, h, NETPLAN_STATE) for h in ('lab1', 'lab2')}
-    mtu = dict(mtu_interfaces=[dict(name='eth1', mtu=9000)])
-    for host, peer in (('lab1', 'lab2'), ('lab2', 'lab1')):
-        res = role(lab, plays, 'mtu', host, mtu_verify_peer=data(lab, peer) if host == 'lab2' else '', **mtu)
-        assert res.rc == 0, res.stdout[-4000:]
-        assert 'network stack netplan (detected)' in res.stdout, res.stdout[-3000:]
+    mtu_9000_under_netplan(lab, plays, 'eth1')
     for host in ('lab1', 'lab2'):
         assert sh(lab, host, 'cat /sys/class/net/eth1/mtu').strip() == '9000'
         assert sh(lab, host, 'netplan get ethernets.eth1.mtu').strip() == '9000'
