@@ -103,7 +103,7 @@ VM_SUITES ?= bullseye bookworm trixie
 VM_TESTS ?=
 test-vm: bootstrap
 	@start=$$(date +%s); \
-	PERFLAB_VM_SUITES="$(VM_SUITES)" $(BIN)/python -m pytest tests/integration/test_vm_lab.py tests/integration/test_vm_matrix.py -q -p no:cacheprovider -rs \
+	PERFLAB_VM_SUITES="$(VM_SUITES)" $(BIN)/python -m pytest tests/integration/test_vm_lab.py tests/integration/test_vm_matrix.py tests/integration/test_vm_stacks.py -q -p no:cacheprovider -rs \
 		-m vm_matrix --durations=0 $(if $(VM_TESTS),-k "$(VM_TESTS)"); rc=$$?; \
 	echo "make test-vm: finished in $$(( $$(date +%s) - start )) s, exit $$rc"; exit $$rc
 

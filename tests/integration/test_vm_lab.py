@@ -177,7 +177,16 @@ def tuned_profile_applied_and_reverted(lab, plays):
 def firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them(lab, plays, tmp_path):
     """firewalld in its default zone: the openings are scoped to the peer (a third address of the
     peer's subnet is refused), a test passes through them, and the removal leaves nothing."""
-    sh(lab, 'lab1', 'systemctl start firewalld && firewall-cmd --state')
+    openings_let_only_the_peer_in(lab, plays, tmp_path, 'systemctl start firewalld && firewall-cmd --state',
+                                  'firewall-cmd --list-all; firewall-cmd --permanent --list-all')
+
+
+def openings_let_only_the_peer_in(lab, plays, tmp_path, start, state, during=None):
+    """The firewall role's openings on lab1 with the firewall that ``start`` switches on: closed before,
+    open to lab2's data address only (a third address of its /24 refused), a test passes through them,
+    ``during`` (a command on lab1, e.g. a reload) leaves them open, and after the removal the
+    firewall's ``state`` (a command printing it) is as it was, byte for byte, with nothing of ours."""
+    sh(lab, 'lab1', start)
     third = data(lab, 'lab2').rsplit('.', 1)[0] + '.99'  # another address of the peer's /24
     sh(lab, 'lab2', 'ip addr add "$1/24" dev eth1', third)
     probe = ('import socket,sys\ns=socket.socket();s.settimeout(3);s.bind((sys.argv[1],0))\n'
@@ -188,11 +197,15 @@ def firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them(lab, plays, 
             return sh(lab, 'lab2', 'python3 -c "$1" "$2" "$3"', probe, src, data(lab, 'lab1')).strip()
 
         assert (reach(data(lab, 'lab2')), reach(third)) == ('closed', 'closed')
+        before = sh(lab, 'lab1', state)
         res = role(lab, plays, 'firewall', 'lab1', firewall_peer_addresses=[data(lab, 'lab2')],
                    firewall_tools=['iperf3'])
         assert res.rc == 0, res.stdout[-4000:]
         assert ssh_works(lab, 'lab1')
         assert (reach(data(lab, 'lab2')), reach(third)) == ('open', 'closed')
+        if during:
+            sh(lab, 'lab1', during)
+            assert (reach(data(lab, 'lab2')), reach(third)) == ('open', 'closed'), 'after ' + during
         sh(lab, 'lab1', 'pkill -x iperf3; true')
         record = iperf3(lab, plays, tmp_path)
         assert record['status'] == 'ok', record
@@ -200,7 +213,9 @@ def firewalld_opens_the_plan_ports_to_the_peer_only_and_closes_them(lab, plays, 
         gone = role(lab, plays, 'firewall', 'lab1', firewall_state='absent')
         assert gone.rc == 0, gone.stdout[-4000:]
         assert reach(data(lab, 'lab2')) == 'closed'
-        assert 'perflab' not in sh(lab, 'lab1', 'firewall-cmd --list-all; firewall-cmd --permanent --list-all')
+        after = sh(lab, 'lab1', state)
+        assert after == before, (before, after)
+        assert 'perflab' not in after
     finally:
         sh(lab, 'lab1', 'pkill -x iperf3; true', check=False)
 

@@ -38,8 +38,10 @@ VM_PACKAGES = BASE_PACKAGES + [
     'netbase',
 ]
 # Installed with apt in the bootstrapped system (with /proc mounted): their maintainer
-# scripts (polkitd's) fail inside debootstrap's own configure step.
-VM_SERVICE_PACKAGES = ['network-manager', 'firewalld', 'tuned']
+# scripts (polkitd's) fail inside debootstrap's own configure step. netplan.io and ufw stand in for
+# Ubuntu's stacks, iptables for firewalld's iptables backend (CentOS 7's): Debian's builds of the
+# same software (docs/lab.md), none of them active at boot (no netplan file, ufw ENABLED=no).
+VM_SERVICE_PACKAGES = ['network-manager', 'firewalld', 'tuned', 'netplan.io', 'ufw', 'iptables']
 # Services installed with their packages that a stock lab host does not run.
 VM_DISABLED_UNITS = ['NetworkManager.service', 'NetworkManager-wait-online.service', 'firewalld.service',
                      'tuned.service', 'iperf3.service', 'netperf.service', 'apt-daily.timer',

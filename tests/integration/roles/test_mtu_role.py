@@ -187,6 +187,31 @@ def test_netplan_template(tmp_path):
     assert yaml.safe_load(text) == {'network': {'version': 2, 'ethernets': {'eth1': {'mtu': 9000}, 'data': {'mtu': 9001}}}}
 
 
+def test_netplan_template_puts_a_bond_among_the_bonds(tmp_path):
+    """The jumbo-bond study's tuned step (the mtu role on the bond netplan built): once written as
+    ``ethernets: bond0``, which netplan refuses beside the bond's own definition ("changes device type")."""
+    text = render(tmp_path, 'netplan-mtu.yaml.j2', {
+        'mtu_interfaces': [{'name': 'bond0', 'mtu': 9000}, {'name': 'eth3', 'mtu': 9000}],
+        '__mtu_link': {'bond0': {'ifname': 'bond0', 'linkinfo': {'info_kind': 'bond'}}, 'eth3': {'ifname': 'eth3'}}})
+    assert yaml.safe_load(text) == {'network': {'version': 2, 'ethernets': {'eth3': {'mtu': 9000}},
+                                                'bonds': {'bond0': {'mtu': 9000}}}}
+    if shutil.which('netplan'):
+        # the real netplan reads it beside the bond's own file (as the bonding role writes it)
+        conf = tmp_path / 'root' / 'etc' / 'netplan'
+        conf.mkdir(parents=True)
+        (conf / '60-perflab-bond0.yaml').write_text(yaml.safe_dump({'network': {'version': 2, 'ethernets': {
+            'eth1': {'dhcp4': False}, 'eth2': {'dhcp4': False}}, 'bonds': {'bond0': {
+                'interfaces': ['eth1', 'eth2'], 'parameters': {'mode': 'balance-alb'}}}}}))
+        (conf / '90-perflab-mtu.yaml').write_text(text.replace('eth3', 'eth1'))
+        for f in conf.iterdir():
+            f.chmod(0o600)
+        gen = subprocess.run(['netplan', 'generate', '--root-dir', str(tmp_path / 'root')], capture_output=True,
+                             text=True, check=False)
+        assert gen.returncode == 0, gen.stderr
+        netdev = (tmp_path / 'root' / 'run' / 'systemd' / 'network' / '10-netplan-bond0.netdev').read_text()
+        assert 'MTUBytes=9000' in netdev, netdev
+
+
 def test_networkd_template(tmp_path):
     text = render(tmp_path, 'networkd-mtu.conf.j2', {
         'item': {'name': 'eth1', 'mtu': 9000}, '__mtu_networkd_files': {'eth1': '/etc/systemd/network/10-eth1.network'}})
