@@ -49,53 +49,21 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import yaml
 
-from labbench import ENV, Lab, load_average, log
+from labbench import ENV, Lab, add_lab_arguments, children_cpu, cpu_times, load_average, log, make_workdir, read_timeline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), 'ansible-playbook')
 TARGET_HOSTS, TARGET_RATIO = 32, 1.25
-HEADER_RE = re.compile(r'^(?:TASK \[(?P<name>.*)\]|(?P<recap>PLAY RECAP)) \*')
-# profile_tasks' line under a task header: (the previous task's duration)  the elapsed time since the start
-TIMING_RE = re.compile(r'\((?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)\)\s+(?P<eh>\d+):(?P<em>\d\d):(?P<es>\d\d(?:\.\d+)?)')
 # the tasks that open and close the rounds' phase (roles/benchmark/tasks/main.yml)
 FIRST_ROUND_TASK = "Run this client's tests"
 AFTER_ROUNDS_TASK = 'Count the results of this run'
-
-
-def seconds(h, m, s):
-    return int(h) * 3600 + int(m) * 60 + float(s)
-
-
-def read_timeline(path):
-    """[(task name, start second, duration)] from the profile_tasks lines of a playbook's log, in order.
-
-    The line under a header holds the previous task's duration and the elapsed time at this header.
-    """
-    timeline, header = [], None
-    with open(path) as handle:
-        for line in handle:
-            match = HEADER_RE.match(line)
-            if match:
-                header = match.group('name') or match.group('recap')
-                continue
-            match = TIMING_RE.search(line)
-            if match and header is not None:
-                at = seconds(match.group('eh'), match.group('em'), match.group('es'))
-                if timeline:
-                    name, start, dummy = timeline[-1]
-                    timeline[-1] = (name, start, at - start)
-                timeline.append((header, at, 0.0))
-                header = None
-    return timeline
 
 
 def rounds_phase(timeline):
@@ -113,19 +81,6 @@ def breakdown(timeline, start, end):
         if start <= at < end:
             out[name] = out.get(name, 0.0) + duration
     return out
-
-
-def cpu_times():
-    """(busy, total) jiffies of the whole machine, from /proc/stat."""
-    with open('/proc/stat') as handle:
-        fields = [int(x) for x in handle.readline().split()[1:]]
-    idle = fields[3] + fields[4]
-    return sum(fields) - idle, sum(fields)
-
-
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def lab_hosts(lab):
@@ -238,15 +193,12 @@ def main():
     parser.add_argument('--repeat', type=int, nargs='*', default=[], help='host counts measured a second time, last')
     parser.add_argument('--duration', type=int, default=5, help='each test\'s seconds (default 5)')
     parser.add_argument('--forks', type=int, help='ANSIBLE_FORKS (default: ansible.cfg\'s)')
-    parser.add_argument('--lab', default='fscale')
-    parser.add_argument('--mgmt', default='10.245.0.0/24')
-    parser.add_argument('--data', default='10.245.1.0/24')
+    add_lab_arguments(parser)
+    parser.set_defaults(lab='fscale', mgmt='10.245.0.0/24', data='10.245.1.0/24')
     parser.add_argument('--lab-hosts', type=int, default=32, help='hosts of the lab (default 32)')
     parser.add_argument('--rate-mbit', type=int, default=100, help='shaped rate of every data link (default 100)')
     parser.add_argument('--lab-up', action='store_true', help='bring the lab up first (nothing changes if it is up)')
     parser.add_argument('--install-tools', action='store_true', help='install the tools on every lab host first')
-    parser.add_argument('--tools-installed', action='store_true', help='(the default without --install-tools)')
-    parser.add_argument('--keep-lab', action='store_true', help='leave the lab up at the end')
     parser.add_argument('--lab-down', action='store_true', help='only bring the lab down')
     parser.add_argument('--slow', help='shape this host lower for the largest size\'s run (the Done-when run)')
     parser.add_argument('--slow-mbit', type=int, default=20, help='the slowed host\'s rate (default 20)')
@@ -254,9 +206,7 @@ def main():
     parser.add_argument('--workdir', help='keep logs and results here (default: a temporary directory, removed)')
     args = parser.parse_args()
 
-    workdir = args.workdir or tempfile.mkdtemp(prefix='perflab-fleet-scale-')
-    if not os.path.isdir(workdir):
-        os.makedirs(workdir)
+    workdir = make_workdir(args.workdir, 'perflab-fleet-scale-')
     lab = Lab(args.lab, args.mgmt, args.data, hosts=args.lab_hosts, rate_mbit=args.rate_mbit, workdir=workdir)
     runs = []
     try:
