@@ -38,7 +38,7 @@ Run from a checkout after ``make bootstrap``, as root::
     .venv/bin/python benchmarks/fleet_scale.py --lab-down
 
 The lab is ``fscale`` (10.245.0.0/24 management, 10.245.1.0/24 data) unless ``--lab/--mgmt/--data`` say
-otherwise; 32 hosts take about 10 minutes to set up and install (``--keep-lab`` and, next time,
+otherwise; 32 hosts took 16 minutes to set up and install on a loaded 2-core machine (``--keep-lab`` and, next time,
 ``--tools-installed`` without ``--lab-up`` and ``--install-tools`` skip that). The lab is brought down at the
 end unless ``--keep-lab``.
 """
