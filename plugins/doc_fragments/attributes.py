@@ -33,19 +33,15 @@ attributes:
 options: {}
 '''
 
-    # the action attribute's description and support, for the two fragments below
-    _ACTION = r'''
+    # Modules with an action plugin of the same name that drives Windows hosts from the controller
+    # (bench_test, bench_server, bench_preflight, system_profile; plugins/action/).
+    WINDOWS_ACTION = r'''
 options: {}
 attributes:
   action:
     description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
     support: full
     details:
-'''
-
-    # Modules with an action plugin of the same name that drives Windows hosts from the controller
-    # (bench_test, bench_server, bench_preflight, system_profile; plugins/action/).
-    WINDOWS_ACTION = _ACTION + r'''
       - On Linux and FreeBSD the action plugin runs this module as Ansible's normal action does.
       - On a Windows host (a PowerShell connection) it runs the Windows side on the controller through
         C(ansible.windows.win_powershell) (see the description).
@@ -53,7 +49,13 @@ attributes:
 
     # Modules whose action plugin runs their code in the controller's worker process, not as a module
     # (bench_record: pure, it runs on the controller anyway).
-    CONTROLLER_ACTION = _ACTION + r'''
+    CONTROLLER_ACTION = r'''
+options: {}
+attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
       - The action plugin runs the module's code in the controller's worker process, without starting a module
         (a Python interpreter and its imports); it runs on the controller wherever the task is delegated.
 '''
