@@ -15,6 +15,8 @@ from __future__ import (absolute_import, division, print_function)
 import argparse
 import json
 import os
+import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -65,6 +67,57 @@ def add_lab_arguments(parser):
 def load_average():
     """The 1, 5 and 15 minute load averages, as a string."""
     return '%.2f %.2f %.2f' % os.getloadavg()
+
+
+# ansible.posix.profile_tasks: a task's header, and the line under it: (the previous task's duration) the elapsed time
+HEADER_RE = re.compile(r'^(?:TASK \[(?P<name>.*)\]|(?P<recap>PLAY RECAP)) \*')
+TIMING_RE = re.compile(r'\((?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)\)\s+(?P<eh>\d+):(?P<em>\d\d):(?P<es>\d\d(?:\.\d+)?)')
+
+
+def read_timeline(path):
+    """[(task name, start second, seconds)] of a playbook's log with ansible.posix.profile_tasks, in order.
+
+    The line under a header holds the elapsed time at that header: a task lasts until the next header (the
+    last one until PLAY RECAP). Its recap at the end is not used: after an include it names the wrong tasks.
+    """
+    timeline, header = [], None
+    with open(path) as handle:
+        for line in handle:
+            match = HEADER_RE.match(line)
+            if match:
+                header = match.group('name') or match.group('recap')
+                continue
+            match = TIMING_RE.search(line)
+            if match and header is not None:
+                at = int(match.group('eh')) * 3600 + int(match.group('em')) * 60 + float(match.group('es'))
+                if timeline:
+                    name, start, dummy = timeline[-1]
+                    timeline[-1] = (name, start, at - start)
+                timeline.append((header, at, 0.0))
+                header = None
+    return timeline
+
+
+def make_workdir(path, prefix):
+    """``path`` (made if missing), or a new temporary directory named ``prefix``...: the logs and results of a run."""
+    workdir = path or tempfile.mkdtemp(prefix=prefix)
+    if not os.path.isdir(workdir):
+        os.makedirs(workdir)
+    return workdir
+
+
+def cpu_times():
+    """(busy, total) jiffies of the whole machine, from /proc/stat."""
+    with open('/proc/stat') as handle:
+        fields = [int(x) for x in handle.readline().split()[1:]]
+    idle = fields[3] + fields[4]
+    return sum(fields) - idle, sum(fields)
+
+
+def children_cpu():
+    """CPU seconds of this process's finished children (ansible-playbook, its workers and SSH clients)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def median(values):

@@ -29,15 +29,14 @@ from __future__ import (absolute_import, division, print_function)
 import argparse
 import json
 import os
-import re
-import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import yaml
+
+from labbench import children_cpu, cpu_times, make_workdir, read_timeline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLAYBOOK = os.path.join(ROOT, '.venv', 'bin', 'ansible-playbook')
@@ -46,8 +45,6 @@ TARGET_RATIO = 1.5
 # the tests whose per-pair throughput is compared (concurrent vs serialized)
 THROUGHPUT_TESTS = ('iperf3/tcp_stream/parallel=1', 'iperf3/tcp_stream/parallel=4', 'netperf/tcp_stream/parallel=1',
                     'nuttcp/tcp_stream/parallel=1')
-HEADER_RE = re.compile(r'^(?:TASK \[(?P<name>.*)\]|(?P<recap>PLAY RECAP)) \*')
-TIMING_RE = re.compile(r'\((?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)\)\s+\d+:\d\d:\d\d')
 TOOLS_PLAY = """---
 - name: Install the benchmark tools once on every lab host
   hosts: perflab_lab
@@ -73,19 +70,6 @@ def lab_pairs(path):
         inventory = yaml.safe_load(handle)
     clients = inventory['all']['children']['perflab_clients']['hosts']
     return [(name, host['perflab_peer']) for name, host in clients.items()]
-
-
-def cpu_times():
-    """(busy, total) jiffies of the whole machine, from /proc/stat."""
-    with open('/proc/stat') as handle:
-        fields = [int(x) for x in handle.readline().split()[1:]]
-    idle = fields[3] + fields[4]
-    return sum(fields) - idle, sum(fields)
-
-
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def ansible(playbook, extra, env, log, limit=None, inventory=None):
@@ -117,25 +101,10 @@ def read_results(results_dir):
 
 
 def read_profile(log):
-    """Task name -> seconds, from the lines profile_tasks prints under each task header.
-
-    The line under a header holds the duration of the task before it (the last task's
-    is under PLAY RECAP). Its recap at the end is not used: after an include it names
-    the wrong tasks.
-    """
-    tasks, header, previous = {}, None, None
-    with open(log) as handle:
-        for line in handle:
-            match = HEADER_RE.match(line)
-            if match:
-                header = match.group('name') or match.group('recap')
-                continue
-            match = TIMING_RE.search(line)
-            if match and header is not None:
-                if previous is not None:
-                    seconds = int(match.group('h')) * 3600 + int(match.group('m')) * 60 + float(match.group('s'))
-                    tasks[previous] = tasks.get(previous, 0.0) + seconds
-                previous, header = header, None
+    """Task name -> seconds, from the lines profile_tasks prints under each task header (labbench.read_timeline)."""
+    tasks = {}
+    for name, dummy, seconds in read_timeline(log):
+        tasks[name] = tasks.get(name, 0.0) + seconds
     return tasks
 
 
@@ -237,9 +206,7 @@ def main():
     parser.add_argument('--workdir', help='keep logs and results here (default: a temporary directory, removed)')
     args = parser.parse_args()
 
-    workdir = args.workdir or tempfile.mkdtemp(prefix='perflab-scale-')
-    if not os.path.isdir(workdir):
-        os.makedirs(workdir)
+    workdir = make_workdir(args.workdir, 'perflab-scale-')
     env = dict(os.environ, ANSIBLE_FORKS=str(max(args.hosts, 5)), ANSIBLE_STDOUT_CALLBACK='default',
                ANSIBLE_CALLBACKS_ENABLED='perflab.network.results,ansible.posix.profile_tasks',
                PROFILE_TASKS_TASK_OUTPUT_LIMIT='all', ANSIBLE_NOCOLOR='1')

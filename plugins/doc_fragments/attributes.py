@@ -47,6 +47,19 @@ attributes:
         C(ansible.windows.win_powershell) (see the description).
 '''
 
+    # Modules whose action plugin runs their code in the controller's worker process, not as a module
+    # (bench_record: pure, it runs on the controller anyway).
+    CONTROLLER_ACTION = r'''
+options: {}
+attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - The action plugin runs the module's code in the controller's worker process, without starting a module
+        (a Python interpreter and its imports); it runs on the controller wherever the task is delegated.
+'''
+
     # Modules that only measure or report: nothing on the host changes.
     INFO_MODULE = r'''
 options: {}

@@ -24,8 +24,10 @@ description:
     C(state=status)); a test whose server hit a limit the tool's registry file names (ethr's open-files limit)
     becomes C(failed) and says so in its C(notes), its values kept.
   - With O(results), a failed record for each test that did not start.
-  - Pure, runs on the controller and changes nothing.
+  - Pure, runs on the controller and changes nothing. Its action plugin runs it in the controller's worker
+    process, without starting a module (the role calls it a few times per client and round).
 extends_documentation_fragment:
+  - perflab.network.attributes.controller_action
   - perflab.network.attributes
 attributes:
   platform:
@@ -137,24 +139,13 @@ from ansible_collections.perflab.network.plugins.module_utils.plan import record
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
-            items=dict(type='list', elements='dict', default=[]),
-            reason=dict(type='str', default='a stage before the tests failed'),
-            done=dict(type='list', elements='dict', default=[]),
-            records=dict(type='list', elements='dict', default=[]),
-            servers=dict(type='list', elements='dict', default=[]),
-            server_error=dict(type='str'),
-            results=dict(type='list', elements='dict', default=[]),
-            sampled=dict(type='dict', default={}),
-            amend=dict(type='bool', default=False),
-        ),
+        argument_spec=plan_records.finish_argument_spec(),
         supports_check_mode=True,
     )
-    try:
-        out, finished = plan_records.finish(**module.params)
-    except (KeyError, TypeError, ValueError) as exc:
-        module.fail_json(msg='bench_record: an item or record lacks what a record needs: %s' % exc)
-    module.exit_json(changed=False, perflab_result=out, perflab_finished=finished)
+    result = plan_records.finish_result(module.params)
+    if result.get('failed'):
+        module.fail_json(**result)
+    module.exit_json(**result)
 
 
 if __name__ == '__main__':

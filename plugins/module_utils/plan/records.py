@@ -97,6 +97,30 @@ def amendments(stored, sampled):
     return out
 
 
+def finish_argument_spec():
+    """bench_record's options (its module and its action plugin, which runs ``finish`` in the controller's worker)."""
+    return dict(
+        items=dict(type='list', elements='dict', default=[]),
+        reason=dict(type='str', default='a stage before the tests failed'),
+        done=dict(type='list', elements='dict', default=[]),
+        records=dict(type='list', elements='dict', default=[]),
+        servers=dict(type='list', elements='dict', default=[]),
+        server_error=dict(type='str'),
+        results=dict(type='list', elements='dict', default=[]),
+        sampled=dict(type='dict', default={}),
+        amend=dict(type='bool', default=False),
+    )
+
+
+def finish_result(params):
+    """bench_record's result for its validated ``params``: the records to store and those finished, or a failure."""
+    try:
+        out, finished = finish(**params)
+    except (KeyError, TypeError, ValueError) as exc:
+        return {'failed': True, 'msg': 'bench_record: an item or record lacks what a record needs: %s' % exc}
+    return {'changed': False, 'perflab_result': out, 'perflab_finished': finished}
+
+
 def finish(items=(), reason='', done=(), records=(), servers=(), server_error=None, results=(), sampled=None,
            amend=False):
     """What bench_record does: (the records to store, every record this call finished).
