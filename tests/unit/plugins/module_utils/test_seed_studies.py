@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The phoronix-10gbe study against the seeds' rows, as the shared reference states them.
+"""The seed studies against the seeds' rows, as the shared reference states them: phoronix-10gbe (its Phoronix
+rows), osv-netperf (seed 003) and parallel-netperf (seed 004).
 
 The seeds' rows (which test each Phoronix row ran, how long, whose count it read, which host ran the
 client) are parsed from ../shared/reference/TOOLS.md ("The seeds' test matrix" and "How the Phoronix
