@@ -199,8 +199,8 @@ options:
         leaves them out); the client's connect check still proves each one listens. The plan is refused, naming
         what is missing, when a test needs a server the user did not declare, on another port, or more of them
         than declared.
-      - A test whose client would run on such a host (a reversed pair: the data sent from the appliance) cannot run
-        there: it is recorded C(skipped) with the reason (no SSH to the host, nothing can be started there), and the
+      - A test whose client would run on such a host (a reversed pair, the data sent from the appliance) cannot run
+        there. It is recorded C(skipped) with the reason (no SSH to the host, nothing can be started there), and the
         other tests run.
     type: dict
     default: {}
