@@ -199,7 +199,10 @@ options:
       - Nothing is started, stopped or opened on such a host (RV(servers) entries carry C(unmanaged=true), RV(firewall)
         leaves them out); the client's connect check still proves each one listens. The plan is refused, naming
         what is missing, when a test needs a server the user did not declare, on another port, or more of them
-        than declared, or when such a host would run a client (a reversed pair).
+        than declared.
+      - A test whose client would run on such a host (a reversed pair, the data sent from the appliance) cannot run
+        there. It is recorded C(skipped) with the reason (no SSH to the host, nothing can be started there), and the
+        other tests run.
     type: dict
     default: {}
   serialize_pairs:
@@ -506,7 +509,10 @@ def main():
                    if (p['hosts'].get(h) or {}).get('os_family') == 'Windows' and not registry.get(item['tool']).windows]
         missing = [h for h in (item['client'], item['server'])
                    if h in p['tools_present'] and item['tool'] not in tools_on(p['tools_present'][h])]
-        if windows:
+        not_managed = suites.unmanaged_client(item, p['unmanaged'])
+        if not_managed:
+            skipped.append(skipped_record(item, run_id, suite_name, not_managed))
+        elif windows:
             skipped.append(skipped_record(item, run_id, suite.get('name', p['suite']),
                                           '%s has no Windows build: its tests are left out on %s'
                                           % (item['tool'], ' and '.join(windows))))
@@ -531,7 +537,7 @@ def main():
             and item['server'] not in p['unmanaged']
     servers = suites.servers_needed(runnable, pairs)
     try:
-        suites.unmanaged_servers(servers, pairs, p['unmanaged'])
+        suites.unmanaged_servers(servers, p['unmanaged'])
         suites.check_port_overlaps(servers)
     except suites.PlanError as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)

@@ -601,21 +601,17 @@ def servers_needed(items, pairs):
     return out
 
 
-def unmanaged_servers(servers, pairs, unmanaged):
+def unmanaged_servers(servers, unmanaged):
     """Mark the planned servers on hosts we do not manage, or refuse what those hosts cannot give (PlanError).
 
     ``unmanaged``: ``{host: {'servers': {tool: port or {port, count}}, ...}}``, the servers the user says already
     listen on each host we do not manage (no SSH: nothing is started, stopped, opened or read there). A test needs, on such a
     host, its tool's server listening at the planned port, as many of them as the test's processes need (one
-    server per process: consecutive ports); the host cannot run a client (a reversed pair). Each such server
-    entry gets ``unmanaged: True`` (bench_server and the firewall leave it alone; the client's connect check
-    still proves it listens). Returns ``servers``.
+    server per process: consecutive ports). Each such server entry gets ``unmanaged: True`` (bench_server and the
+    firewall leave it alone; the client's connect check still proves it listens). A test whose client would run on
+    such a host is not planned here: it is skipped with ``unmanaged_client``'s reason. Returns ``servers``.
     """
     problems = []
-    for pair in pairs:
-        if pair['client'] in unmanaged:
-            problems.append('%s is not managed (perflab_unmanaged): it cannot run the clients of pair %s '
-                            '(a reversed pair, or a client group that names it)' % (pair['client'], pair['name']))
     for server in servers:
         if server['server'] not in unmanaged:
             continue
@@ -645,6 +641,17 @@ def unmanaged_servers(servers, pairs, unmanaged):
     if problems:
         raise PlanError('; '.join(problems))
     return servers
+
+
+def unmanaged_client(item, unmanaged):
+    """Why a planned test cannot run when its client would run on a host we do not manage (a reversed pair: the
+    data sent from the appliance, or a pair that names it as the client), else None. Such a test is recorded
+    skipped with this reason and the rest of the run goes on: nothing can be started on a host without SSH."""
+    if item['client'] not in unmanaged:
+        return None
+    return ('not run: its %s client would run on %s (pair %s), which we do not manage (perflab_unmanaged): there is '
+            'no SSH to it, so nothing can be started there; the tests whose client runs on a managed host measure it'
+            % (item['tool'], item['client'], item['pair']))
 
 
 def check_port_overlaps(servers):

@@ -540,7 +540,10 @@ class WorkbookWriter(object):
 
     def _write_parallel(self, ws, rows):
         columns = list(parallel.COLUMNS)
-        self._widths(ws, [34, 24, 24, 6, 9, 30] + [12] * (len(columns) - 6))
+        # the Test and Test ID columns as wide as their longest (a title cut on paper names no test)
+        test_width = max([len(row[0]) + 2 for row in rows] + [20])
+        id_width = max([len(row[1]) + 2 for row in rows] + [20])
+        self._widths(ws, [min(test_width, 90), min(id_width, 60), 24, 6, 9, 30] + [12] * (len(columns) - 6))
         ws.freeze_panes = 'D2'
         self._print_setup(ws, title_rows='1:1', title_cols=1)
         ws.append(self._header(ws, columns))

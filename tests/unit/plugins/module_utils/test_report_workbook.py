@@ -504,3 +504,45 @@ def test_an_interval_chart_shows_the_rate_its_samples_name(tmp_path):
     test = [t for t in report.tests if t.test_id == sender['test_id']][0]
     assert titles['%s - per interval' % test.title] == 'throughput_sent_mbps'
     assert 'throughput_mbps' in titles.values()
+
+
+def _parallel_records():
+    """The parallel-netperf study's records (one process and 4 summed, NIC counters, common window), as
+    test_common_window.py builds them from the real iperf3 capture of 4 processes."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        'perflab_test_common_window', os.path.join(os.path.dirname(__file__), 'test_common_window.py'))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module._parallel_records()[0]
+
+
+@pytest.mark.skipif(SOFFICE is None or PDFTOTEXT is None,
+                    reason='LibreOffice (libreoffice-calc-nogui) and pdftotext (poppler-utils) are needed')
+def test_the_parallel_sheet_prints_legibly(tmp_path):
+    """Seed 004's table (the Parallel sheet, 16 columns): its pages as its print setup says, every page legible,
+    its Test column on each, every header and figure whole."""
+    from ansible_collections.perflab.network.plugins.module_utils.report import parallel
+    records = _parallel_records()
+    path = str(tmp_path / 'parallel.xlsx')
+    report = tables.Report(store.RecordList(records))
+    info = workbook.write_workbook(report, path)
+    assert 'Parallel' in info['sheets']
+    pages = _pdf_pages(path, tmp_path)
+    assert list(pages) == info['sheets']
+    ws = openpyxl.load_workbook(path)['Parallel']
+    assert ws.page_setup.orientation == 'landscape' and ws.print_title_cols == '$A:$A'
+    assert len(pages['Parallel']) == ws.page_setup.fitToWidth >= 1
+    rows = parallel.rows(report)
+    printed = ' '.join(' '.join(raw.split()) for _layout, raw, _heights in pages['Parallel']).replace('- ', '-')
+    for _layout, raw, heights in pages['Parallel']:
+        assert statistics.median(heights) >= 6.5
+        assert all(row[0] in raw for row in rows)     # the Test column repeated on every page, each title whole
+    for name in parallel.COLUMNS:
+        assert name in printed, name
+    assert all(row[1] in printed for row in rows)     # each test id whole
+    four = dict(zip(parallel.COLUMNS, rows[1]))
+    for name in ('Each process (Mbit/s)',):
+        assert four[name] in printed
+    for name in ('NIC 1-s peak (Mbit/s)', 'NIC peak % of link', 'Sum over the common window (Mbit/s)'):
+        assert ('%.2f' % four[name] if not name.endswith('% of link') else '%.1f' % four[name]) in printed, name

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The phoronix-10gbe study against the seeds' rows, as the shared reference states them.
+"""The seed studies against the seeds' rows, as the shared reference states them: phoronix-10gbe (its Phoronix
+rows), osv-netperf (seed 003) and parallel-netperf (seed 004).
 
 The seeds' rows (which test each Phoronix row ran, how long, whose count it read, which host ran the
 client) are parsed from ../shared/reference/TOOLS.md ("The seeds' test matrix" and "How the Phoronix
@@ -154,3 +155,104 @@ def test_our_own_names_stay_everywhere_else():
             tests = s.expand_suite(yaml.safe_load(handle))
         assert not any(t['title'] and ' - ' in t['title'] for t in tests if t['tool'] == 'netperf')
         assert not any(t['options'].get('reading') for t in tests)
+
+
+# --- the other seeds: the OSv netperf comparison (seed 003) and the parallel netperf post (seed 004) ---------------
+# Their rows in the shared reference are the matrix's lines "netperf the OSv way: ..." and "netperf the "many
+# processes" way: ..."; the study's side, suites and reversed part are read from its playbook, the records as the plan
+# builds them with the pairs each part runs (the OSv study's second part reversed: the system under test sends).
+
+def _plays(name):
+    with open(os.path.join(ROOT, 'playbooks', 'studies', name)) as handle:
+        return yaml.safe_load(handle)
+
+
+def _parts(plays):
+    """Each benchmark stage (or the benchmark playbook) the study imports, with its vars: the study's parts."""
+    return [play.get('vars') or {} for play in plays
+            if play.get('ansible.builtin.import_playbook') in ('../stages/benchmark.yml', '../benchmark.yml')]
+
+
+def _records_of(part, sut='sut', peer='peer'):
+    """The records a study's part plans, with the system under test ``sut`` on the side the part names."""
+    with open(s.find_suite(part['perflab_suite'], [SUITES])) as handle:
+        tests = s.expand_suite(yaml.safe_load(handle))
+    side = part.get('perflab_system_under_test', 'both')
+    # the system under test is the server of its pairs when the study says servers; a reversed part swaps the ends
+    client, server = (peer, sut) if side == 'servers' else (sut, peer)
+    if part.get('benchmark_reverse_pairs'):
+        client, server = server, client
+    out = []
+    for test in tests:
+        item = dict(test, repetition=1, client=client, server=server, client_address='10.0.0.1',
+                    server_address='10.0.0.2', run_id='R1', config='c', suite=part['perflab_suite'])
+        out.append(plan_records.planned_record(item, 'skipped', 'planned'))
+    return out
+
+
+@pytest.fixture(scope='module')
+def seed_lines():
+    with open(TOOLS_MD) as handle:
+        matrix = _section(handle.read(), "The seeds' test matrix")
+    osv = re.search(r'^- netperf the OSv way: (\d+) s, (\d+) runs averaged, relative % against a baseline', matrix, re.M)
+    many = re.search(r'^- netperf the "many processes" way: N parallel ([A-Z_]+) clients summed, and\s+the NIC\'s own '
+                     r'byte counters sampled each second', matrix, re.M)
+    netperf = re.search(r'^- netperf, \d+ s: ([A-Z_, ]+)', matrix, re.M).group(1)
+    return {'osv': {'duration': int(osv.group(1)), 'runs': int(osv.group(2))},
+            'many': {'test': many.group(1)}, 'netperf_tests': re.findall(r'[A-Z_]+', netperf)}
+
+
+def test_seed_003_the_osv_study_measures_the_netserver_side_as_the_seed_did(seed_lines):
+    plays = _plays('osv-netperf.yml')
+    parts = _parts(plays)
+    assert [part['perflab_suite'] for part in parts] == ['osv-netperf', 'osv-netperf-udp']
+    # the system under test is the netserver host (the appliance), in both parts
+    assert [part['perflab_system_under_test'] for part in parts] == ['servers', 'servers']
+    first, second = [_records_of(part, sut='osv', peer='linux') for part in parts]
+    # the seed's netperf tests, every one 30 s and averaged over 5 runs
+    assert sorted(r['test'] for r in first if r['tool'] == 'netperf') == sorted(
+        name for name, spec in parse_netperf.TESTS.items() if spec[0] in ('TCP_STREAM', 'TCP_MAERTS', 'TCP_RR', 'UDP_RR'))
+    for record in first + second:
+        assert record['duration_s'] == seed_lines['osv']['duration'], record['test_id']
+    for part in parts:
+        with open(s.find_suite(part['perflab_suite'], [SUITES])) as handle:
+            suite = yaml.safe_load(handle)
+        assert suite['defaults']['repetitions'] == seed_lines['osv']['runs']
+    # the directions in our terms: the appliance is the server, TCP_STREAM sends to it, TCP_MAERTS from it
+    by_test = dict((r['test'], r) for r in first if r['tool'] == 'netperf')
+    for name, record in by_test.items():
+        assert record['direction'] == parse_netperf.TESTS[name][2]
+        assert (record['client']['name'], record['server']['name']) == ('linux', 'osv')
+    assert (by_test['tcp_stream']['direction'], by_test['tcp_maerts']['direction']) == (
+        'client_to_server', 'server_to_client')
+    # the second part: UDP_STREAM sent FROM the appliance (netperf's client on it: the pair reversed), its own title
+    assert [(r['test'], r['direction'], r['client']['name'], r['server']['name'], r['title']) for r in second] == [
+        ('udp_stream', 'client_to_server', 'osv', 'linux', 'UDP stream, 1400-byte messages, from the system under test')]
+    assert second[0]['options']['message_size'] == 1400
+    # our own titles (the seed's table names the tests by netperf's names): none of pts/netperf's menu titles
+    assert not any(r['title'] and ' - ' in r['title'] for r in first + second)
+    # "relative % against a baseline": the seed's ratio form, in the study's report
+    assert all(part['perflab_report_form'] == 'ratio' for part in parts)
+    assert [p for p in plays if p['ansible.builtin.import_playbook'] == '../report.yml'][0]['vars'][
+        'perflab_report_form'] == 'ratio'
+
+
+def test_seed_004_the_parallel_study_sums_n_processes_and_samples_the_nic(seed_lines):
+    plays = _plays('parallel-netperf.yml')
+    parts = _parts(plays)
+    assert len(parts) == 1 and parts[0]['perflab_suite'] == 'parallel-netperf'
+    # "the NIC's own byte counters sampled each second to cross-check the tools"
+    assert parts[0]['benchmark_nic_sampling'] is True
+    records = _records_of(parts[0])
+    seed_test = [name for name, spec in parse_netperf.TESTS.items() if spec[0] == seed_lines['many']['test']][0]
+    # one process, and N processes summed into one record: the seed's TCP_STREAM, from the client (the host running
+    # netperf) to the netserver, as the record says
+    assert [(r['tool'], r['test'], r['direction'], r['test_id']) for r in records] == [
+        ('netperf', seed_test, 'client_to_server', 'netperf/%s/parallel=1' % seed_test),
+        ('netperf', seed_test, 'client_to_server', 'netperf/%s/processes=4/parallel=1' % seed_test)]
+    assert [r['title'] for r in records] == ['TCP stream, one process', 'TCP stream, 4 processes summed']
+    assert len(set(r['duration_s'] for r in records)) == 1 and records[0]['duration_s'] > 0
+    # netperf's stream figure is the receiver's (the netserver host): both records read it the same way
+    assert [r['reading'] for r in records] == [{'side': 'receiver', 'host': 'server'}] * 2
+    # the side under test: neither end is singled out by the seed, so the study changes and labels both
+    assert parts[0].get('perflab_system_under_test', 'both') == 'both'

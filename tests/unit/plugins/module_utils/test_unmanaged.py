@@ -23,20 +23,24 @@ SUITES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles'
 HOSTS = {'linux': {'data_address': '10.0.1.11'}, 'osv': {'data_address': '10.0.1.12'}}
 
 
-def _plan(suite_name, reverse=False, processes=None):
+def _items(suite_name, reverse=False, processes=None):
     with open(s.find_suite(suite_name, [SUITES])) as handle:
         suite = yaml.safe_load(handle)
     if processes:
         # iperf3 runs one server per process (netperf's one netserver serves them all)
         suite['tests'] = [dict(test, processes=processes, parallel=1) for test in suite['tests'] if test['tool'] == 'iperf3']
     pairs = s.make_pairs(HOSTS, servers=['osv'], clients=['linux'], reverse=reverse)
-    items = s.build_plan(s.expand_suite(suite), pairs, {})[0]
-    return s.servers_needed(items, pairs), pairs
+    return s.build_plan(s.expand_suite(suite), pairs, {})[0], pairs
+
+
+def _plan(suite_name, processes=None):
+    items, pairs = _items(suite_name, processes=processes)
+    return s.servers_needed(items, pairs)
 
 
 def test_declared_servers_are_marked_and_get_no_firewall_opening():
-    servers, pairs = _plan('osv-netperf')
-    s.unmanaged_servers(servers, pairs, {'osv': {'servers': {'netperf': 12865, 'iperf3': {'port': 5201, 'count': 1}}}})
+    servers = _plan('osv-netperf')
+    s.unmanaged_servers(servers, {'osv': {'servers': {'netperf': 12865, 'iperf3': {'port': 5201, 'count': 1}}}})
     assert sorted((x['tool'], x['port'], x.get('unmanaged')) for x in servers) == [
         ('iperf3', 5201, True), ('netperf', 12865, True)]
     assert s.firewall_openings(servers) == {}
@@ -44,22 +48,38 @@ def test_declared_servers_are_marked_and_get_no_firewall_opening():
     assert {'address': '10.0.1.12', 'port': 12865, 'server': 'osv'} in s.connect_checks(servers)['linux']
 
 
-@pytest.mark.parametrize('declared, reverse, processes, message', [
-    ({'netperf': 12865}, False, None,
+@pytest.mark.parametrize('declared, processes, message', [
+    ({'netperf': 12865}, None,
      'the iperf3 tests of pair linux->osv need a iperf3 server on osv (10.0.1.12, not managed), and the inventory does '
      'not say one listens there: start it by hand and declare it (perflab_unmanaged_servers: {iperf3: 5201})'),
-    ({'netperf': 12999, 'iperf3': 5201}, False, None,
+    ({'netperf': 12999, 'iperf3': 5201}, None,
      'pair linux->osv plans its netperf server on port 12865 of osv (10.0.1.12, not managed), but the one declared '
      'listens on 12999'),
-    ({'iperf3': 5201}, False, 4, 'the iperf3 tests of pair linux->osv run 4 processes, one server each (ports 5201-5204) '
+    ({'iperf3': 5201}, 4, 'the iperf3 tests of pair linux->osv run 4 processes, one server each (ports 5201-5204) '
      'on osv (10.0.1.12, not managed), and 1 is declared: start them by hand and declare {port: 5201, count: 4}'),
-    ({'netperf': 12865}, True, None, 'osv is not managed (perflab_unmanaged): it cannot run the clients of pair osv->linux'),
 ])
-def test_what_an_unmanaged_server_cannot_give_is_refused(declared, reverse, processes, message):
-    servers, pairs = _plan('osv-netperf-udp' if reverse else 'osv-netperf', reverse=reverse, processes=processes)
+def test_what_an_unmanaged_server_cannot_give_is_refused(declared, processes, message):
+    servers = _plan('osv-netperf', processes=processes)
     with pytest.raises(s.PlanError) as caught:
-        s.unmanaged_servers(servers, pairs, {'osv': {'servers': declared}})
+        s.unmanaged_servers(servers, {'osv': {'servers': declared}})
     assert message in str(caught.value)
+
+
+def test_a_test_whose_client_would_run_on_the_appliance_is_skipped_with_the_reason():
+    """The OSv study's second part (UDP_STREAM sent from the system under test: the pairs reversed) needs netperf's
+    client on the appliance: each of its tests gets the reason it is skipped; the tests of the first part run."""
+    unmanaged = {'osv': {'servers': {'netperf': 12865, 'iperf3': 5201}}}
+    reversed_items, dummy = _items('osv-netperf-udp', reverse=True)
+    assert reversed_items and all(item['client'] == 'osv' for item in reversed_items)
+    for item in reversed_items:
+        assert s.unmanaged_client(item, unmanaged) == (
+            'not run: its netperf client would run on osv (pair osv->linux), which we do not manage (perflab_unmanaged): '
+            'there is no SSH to it, so nothing can be started there; the tests whose client runs on a managed host '
+            'measure it')
+    forward, dummy = _items('osv-netperf')
+    assert forward and [s.unmanaged_client(item, unmanaged) for item in forward] == [None] * len(forward)
+    # a managed host in the client's place runs as before
+    assert [s.unmanaged_client(item, {}) for item in reversed_items] == [None] * len(reversed_items)
 
 
 def test_unmanaged_label_and_profile():
