@@ -92,7 +92,7 @@ def run_once(work, waves_text, hosts, forks):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('--sizes', type=int, nargs='+', default=[4, 8, 16, 32])
     parser.add_argument('--compare', metavar='REV', help='a git revision whose waves.yml runs beside this one')
     parser.add_argument('--forks', type=int, default=64)
