@@ -291,8 +291,8 @@ def test_each_verdict_provoked_on_the_lab(lab, tmp_path):
     assert window['bdp_bytes'] and 'bandwidth-delay product' in window['evidence'], window
     loss = by_case['loss']['limited_by']
     assert loss['tcp']['retrans'] > 0 and 'retransmitted' in loss['evidence'], loss
-    print('loss:', loss['evidence'], '| host drops: client %s, server %s' % (loss['host_drops'],
-                                                                         loss['server']['host_drops']))
+    print('loss:', loss['evidence'], '| host drops: client %s, server %s' % (
+        loss['host_drops'], loss['server']['host_drops']))
     assert 'target' in by_case['target']['limited_by']['evidence']
     server = by_case['cpu_server']['limited_by']
     print('cpu_server:', server['evidence'], '| host drops: client %s, server %s | tcp %s' % (

@@ -437,8 +437,8 @@ def side_cpu_verdict(samples, side):
 def _receivers(record):
     """The side(s) that received the test's data: the server when the client sends (the record's ``direction``),
     the client when it receives (tcp_maerts, a reverse test); both for a bidirectional test or no direction."""
-    return {'client_to_server': ('server',), 'server_to_client': ('client',)}.get(record.get('direction'),
-                                                                                ('client', 'server'))
+    receivers = {'client_to_server': ('server',), 'server_to_client': ('client',)}
+    return receivers.get(record.get('direction'), ('client', 'server'))
 
 
 def receiver_verdict(record, samples, tcp):

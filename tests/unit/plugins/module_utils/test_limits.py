@@ -453,8 +453,9 @@ CI_DROPS = {'TCPBacklogDrop': 520, 'TCPRcvQDrop': 0, 'RcvPruned': 0, 'OfoPruned'
             'softnet_dropped': 31, 'PruneCalled': 3}
 
 
-def ci_samples(server_busy=100, server_drops=CI_DROPS, client_drops=None):
+def ci_samples(server_busy=100, server_drops='ci', client_drops=None):
     shared = cores(cpu0=server_busy, cpu1=60)
+    server_drops = dict(CI_DROPS) if server_drops == 'ci' else server_drops
     return {'tcp': CI_TCP, 'cpu': shared, 'process_cpu': 'cpu1', 'host_drops': client_drops,
             'server': {'cpu': shared, 'process_cpu': 'cpu0', 'host_drops': server_drops}}
 
