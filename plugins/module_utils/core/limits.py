@@ -298,7 +298,8 @@ def server_not_sampled(os_name, interface):
 def server_window(series, started_at, ended_at, facts=None):
     """What the server host's sampler saw during one test: ``{interface, mtu, link_mbps, cpu, process_cpu,
     nic_drops, nic_packets, host_drops, window}`` in the shape of the client's samples, from ``series`` (its
-    samples: ``{t, cpu, drops, packets, procs, host}``, t in epoch seconds) between the record's ``started_at`` and ``ended_at``.
+    samples: ``{t, cpu, drops, packets, procs, host}``, t in epoch seconds) between the record's ``started_at``
+    and ``ended_at``.
 
     The samples inside the test's window (the first at or after its start, the last at or before its end;
     the two hosts' clocks are assumed in step within a sampling interval), or, with fewer than two inside,

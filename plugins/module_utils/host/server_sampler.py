@@ -63,11 +63,16 @@ def number(name):
 
 def host():
     # limits.host_counters' reduction (this script imports nothing of the collection: test_bench_server holds the
-    # two to the same counters): only the counters of limits.HOST_COUNTERS, to keep each sample small
+    # two to the same counters): only the counters of limits.HOST_COUNTERS, to keep each sample small. TcpExt is
+    # this network namespace's; softnet_stat is the kernel's: in the namespace lab both sides count the same
     rows = [line.split() for line in (read('/proc/net/netstat') or '').splitlines() if line[:7] == 'TcpExt:']
-    found = dict((k, int(v)) for k, v in zip(rows[0], rows[1]) if k in host_names) if len(rows) > 1 else {}
-    softnet = [int(line.split()[1], 16) for line in (read('/proc/net/softnet_stat') or '').splitlines()
-               if len(line.split()) > 1]
+    found = dict((k, v) for k, v in zip(rows[0], rows[1]) if k in host_names and v.isdigit()) if len(rows) > 1 else {}
+    found = dict((k, int(v)) for k, v in found.items())
+    try:
+        softnet = [int(line.split()[1], 16) for line in (read('/proc/net/softnet_stat') or '').splitlines()
+                   if len(line.split()) > 1]
+    except ValueError:
+        softnet = []
     if softnet:
         found['softnet_dropped'] = sum(softnet)
     return found
