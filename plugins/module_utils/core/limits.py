@@ -50,6 +50,15 @@ CONTROL_SEGMENTS = 100
 
 PROC_STAT_FIELDS = ('user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal')
 DROP_COUNTERS = ('rx_dropped', 'tx_dropped', 'rx_errors', 'tx_errors', 'rx_missed_errors')
+# what a host's own stack dropped of what it received because it could not take it in (no NIC counts these):
+# /proc/net/netstat's TcpExt (per network namespace): the socket backlog full while the socket was busy
+# (TCPBacklogDrop), the receive queue over its buffer (TCPRcvQDrop), segments pruned from the receive and
+# out-of-order queues (RcvPruned, OfoPruned), out-of-order segments dropped for want of memory (TCPOFODrop);
+# and /proc/net/softnet_stat's second column summed over the CPUs (``softnet_dropped``: a CPU's input backlog
+# full, veth's netif_rx lands there)
+HOST_DROP_COUNTERS = ('TCPBacklogDrop', 'TCPRcvQDrop', 'RcvPruned', 'OfoPruned', 'TCPOFODrop', 'softnet_dropped')
+# ... sampled beside them: the receive queue's prunings tried (PruneCalled: a sign of pressure, no drop by itself)
+HOST_COUNTERS = HOST_DROP_COUNTERS + ('PruneCalled',)
 
 
 def goodput_ceiling(mtu, rate_mbps, protocol='tcp', framing='ethernet'):
@@ -137,8 +146,8 @@ def _rate_mbps(text):
 def parse_ss(text):
     """The connections of ``ss -tin`` output: ``[{local, peer, cwnd, rtt_ms, minrtt_ms, delivery_rate_mbps,
     busy_ms, rwnd_limited_ms, rwnd_limited_pct, sndbuf_limited_ms, sndbuf_limited_pct, retrans, data_segs_out,
-    bytes_acked, snd_wnd, rcv_space, app_limited}]``; a field the kernel did not print is absent (the
-    ``*_limited`` ones appear only when non-zero, kernel 4.9+)."""
+    bytes_acked, snd_wnd, rcv_space, dsack_dups, reord_seen, app_limited}]``; a field the kernel did not print is
+    absent (the ``*_limited`` ones, ``dsack_dups`` and ``reord_seen`` appear only when non-zero, kernel 4.9+/5.x)."""
     connections = []
     current = None
     for line in (text or '').splitlines():
@@ -168,7 +177,8 @@ def _parse_ss_info(line, conn):
             conn['delivery_rate_mbps'] = _rate_mbps(tokens[index + 1])
         elif not sep or key == 'bbr':
             continue
-        elif key in ('cwnd', 'data_segs_out', 'bytes_acked', 'snd_wnd', 'rcv_space', 'unacked') and value.isdigit():
+        elif key in ('cwnd', 'data_segs_out', 'bytes_acked', 'snd_wnd', 'rcv_space', 'unacked', 'dsack_dups',
+                     'reord_seen') and value.isdigit():
             conn[key] = int(value)
         elif key in ('rtt', 'minrtt'):
             try:
@@ -190,7 +200,8 @@ def _parse_ss_info(line, conn):
 
 def tcp_summary(connections):
     """The test connections' state as one: cwnd and rtt of each, delivery rate summed, the limited times'
-    share of the busy time over all, retransmitted segments over the segments sent."""
+    share of the busy time over all, retransmitted segments over the segments sent, and of those the ones the
+    receiver reported as duplicates (``dsack_dups``: D-SACK, they had arrived) and the reorderings seen."""
     if not connections:
         return None
     # the test's data connections: a control connection (iperf3's, netperf's) sends a few segments only
@@ -204,6 +215,8 @@ def tcp_summary(connections):
                'busy_ms': busy,
                'retrans': sum(c.get('retrans') or 0 for c in connections),
                'data_segs_out': sum(c.get('data_segs_out') or 0 for c in connections),
+               'dsack_dups': sum(c.get('dsack_dups') or 0 for c in connections),
+               'reord_seen': sum(c.get('reord_seen') or 0 for c in connections),
                'snd_wnd': [c.get('snd_wnd') for c in connections]}
     for key in ('rwnd_limited', 'sndbuf_limited'):
         limited = sum(c.get(key + '_ms') or 0 for c in connections)
@@ -229,11 +242,40 @@ def parse_ping_rtt(text):
     return {'min_ms': float(match.group(1)), 'avg_ms': float(match.group(2)), 'max_ms': float(match.group(3))}
 
 
-def counter_deltas(before, after):
-    """The drop/error/missed counters' increase during the test (those both readings have)."""
+def counter_deltas(before, after, keys=DROP_COUNTERS):
+    """The drop/error/missed counters' increase during the test (those of ``keys`` both readings have)."""
     if not before or not after:
         return None
-    return dict((key, after[key] - before[key]) for key in DROP_COUNTERS if key in before and key in after)
+    return dict((key, after[key] - before[key]) for key in keys if key in before and key in after)
+
+
+# ---- the host stack's receive drops (Linux /proc/net) -----------------------------------------------------
+
+def parse_netstat(text):
+    """``{counter: value}`` of the TcpExt lines of /proc/net/netstat (a header line of names, then one of values);
+    None without them (no file: FreeBSD, or a kernel without TcpExt)."""
+    rows = [line.split() for line in (text or '').splitlines() if line.startswith('TcpExt:')]
+    if len(rows) < 2 or len(rows[0]) != len(rows[1]):
+        return None
+    return dict((name, int(value)) for name, value in zip(rows[0][1:], rows[1][1:]) if value.lstrip('-').isdigit())
+
+
+def parse_softnet_stat(text):
+    """The packets dropped because a CPU's input backlog was full: /proc/net/softnet_stat's second column (hex,
+    one line per CPU) summed; None without the file's lines."""
+    rows = [re.match(r'^[0-9a-f]+\s+([0-9a-f]+)(\s|$)', line) for line in (text or '').splitlines()]
+    dropped = [int(row.group(1), 16) for row in rows if row]
+    return sum(dropped) if dropped else None
+
+
+def host_counters(netstat_text, softnet_text):
+    """The HOST_COUNTERS a host has now (parse_netstat's and ``softnet_dropped``), None when it has none: what a
+    sampler reads before and after (counter_deltas with ``keys=HOST_COUNTERS``)."""
+    counters = dict((key, value) for key, value in (parse_netstat(netstat_text) or {}).items() if key in HOST_COUNTERS)
+    softnet = parse_softnet_stat(softnet_text)
+    if softnet is not None:
+        counters['softnet_dropped'] = softnet
+    return counters or None
 
 
 # ---- the server's side (server_sampler.py samples it over the whole run, each test takes its window) ------
@@ -255,8 +297,9 @@ def server_not_sampled(os_name, interface):
 
 def server_window(series, started_at, ended_at, facts=None):
     """What the server host's sampler saw during one test: ``{interface, mtu, link_mbps, cpu, process_cpu,
-    nic_drops, nic_packets, window}`` in the shape of the client's samples, from ``series`` (its samples:
-    ``{t, cpu, drops, packets, procs}``, t in epoch seconds) between the record's ``started_at`` and ``ended_at``.
+    nic_drops, nic_packets, host_drops, window}`` in the shape of the client's samples, from ``series`` (its
+    samples: ``{t, cpu, drops, packets, procs, host}``, t in epoch seconds) between the record's ``started_at``
+    and ``ended_at``.
 
     The samples inside the test's window (the first at or after its start, the last at or before its end;
     the two hosts' clocks are assumed in step within a sampling interval), or, with fewer than two inside,
@@ -281,6 +324,7 @@ def server_window(series, started_at, ended_at, facts=None):
     out['window'] = [round(first['t'], 3), round(last['t'], 3)]
     out['cpu'] = cpu_usage(first.get('cpu'), last.get('cpu'))
     out['nic_drops'] = counter_deltas(first.get('drops'), last.get('drops'))
+    out['host_drops'] = counter_deltas(first.get('host'), last.get('host'), HOST_COUNTERS)
     if isinstance(first.get('packets'), int) and isinstance(last.get('packets'), int):
         out['nic_packets'] = last['packets'] - first['packets']
     out['process_cpu'] = busiest_process_cpu(first.get('procs'), last.get('procs'))
@@ -308,7 +352,8 @@ def apply_server(record, server):
 
 
 # what the client's sampler gave a record's limited_by (verdict keeps them): judged again with the server's
-CLIENT_SAMPLES = ('cpu', 'process_cpu', 'interface', 'tcp', 'nic_drops', 'nic_packets', 'path_rtt', 'not_sampled')
+CLIENT_SAMPLES = ('cpu', 'process_cpu', 'interface', 'tcp', 'nic_drops', 'nic_packets', 'host_drops', 'path_rtt',
+                  'not_sampled')
 
 
 def with_server(record, sampled):
@@ -385,6 +430,46 @@ def cpu_verdict(samples):
             'saturated': [c['cpu'] for c in sampled['cpu']['cores'] if c['busy'] >= CPU_BUSY_PCT]}
 
 
+def side_cpu_verdict(samples, side):
+    """cpu_verdict of one side alone (``client`` or ``server``): None when that side's core was not saturated."""
+    return cpu_verdict(dict(samples, server=None) if side == 'client' else dict(samples, cpu=None))
+
+
+def _receivers(record):
+    """The side(s) that received the test's data: the server when the client sends (the record's ``direction``),
+    the client when it receives (tcp_maerts, a reverse test); both for a bidirectional test or no direction."""
+    receivers = {'client_to_server': ('server',), 'server_to_client': ('client',)}
+    return receivers.get(record.get('direction'), ('client', 'server'))
+
+
+def receiver_verdict(record, samples, tcp):
+    """``{side, core, saturated, evidence}`` (cpu_verdict's) with ``account``, the receiver's account of the
+    sender's retransmissions in words, when a receiving side's core was saturated and what it says of them leaves
+    less than LOSS_PCT of the segments to the network: the segments its host stack dropped because it could not
+    take them in (its ``host_drops``, HOST_DROP_COUNTERS) and those it reported as duplicates (the sender's
+    ``dsack_dups``: D-SACK, they had arrived, late and out of order: seen live on the namespace lab, where a
+    receiver starved of its core took the segments in out of order and the sender retransmitted them). The side
+    that explains more when both do; None otherwise: the retransmissions are the network's loss."""
+    duplicates = tcp.get('dsack_dups') or 0
+    found = []
+    for name, sampled in _sides(samples):
+        drops = sampled.get('host_drops') or {}
+        dropped = sum(drops.get(key) or 0 for key in HOST_DROP_COUNTERS)
+        unexplained = tcp['retrans'] - dropped - duplicates
+        if name not in _receivers(record) or not (dropped or duplicates) \
+                or 100.0 * unexplained / tcp['data_segs_out'] >= LOSS_PCT:
+            continue
+        receiver = side_cpu_verdict(samples, name)
+        if receiver:
+            parts = ["the receiver's host dropped %d it could not take in (%s)" % (dropped, ', '.join(
+                '%s %d' % (key, drops[key]) for key in HOST_DROP_COUNTERS if drops.get(key)))] if dropped else []
+            if duplicates:
+                parts.append('the receiver reported %d of them as duplicates (D-SACK: they had arrived, late and out of '
+                             'order)' % duplicates)
+            found.append((dropped + duplicates, dict(receiver, account='; '.join(parts))))
+    return max(found, key=lambda one: one[0])[1] if found else None
+
+
 def nic_verdict(samples):
     """The evidence that the data NICs dropped or lost packets (their drop/error/missed counters, both sides
     summed, at least NIC_DROP_MIN and over NIC_DROP_PCT of the packets one side counted), None otherwise."""
@@ -406,9 +491,10 @@ def nic_verdict(samples):
 
 def verdict(record, samples):
     """``{verdict, evidence, ...}`` of an ok record: what limited it, from ``samples`` (the runner's:
-    ``cpu``, ``tcp``, ``nic_drops``, ``nic_packets``, ``path_rtt``, ``not_sampled``) and the
-    record's metrics, link speed and MTU. The first that holds wins: target, link, nic, loss, window, cpu;
-    else ``unknown`` with why."""
+    ``cpu``, ``tcp``, ``nic_drops``, ``nic_packets``, ``host_drops``, ``path_rtt``, ``not_sampled``, and the
+    server's in ``server``) and the record's metrics, link speed and MTU. The first that holds wins: target, link,
+    nic, loss, window, cpu; else ``unknown`` with why. TCP retransmissions that a receiver whose core was saturated
+    accounts for (its host stack's drops, its D-SACKs: receiver_verdict) are ``cpu`` on its side, not loss."""
     samples = samples or {}
     out = dict((key, value) for key, value in samples.items() if value is not None)
     rate = _throughput(record)
@@ -450,7 +536,16 @@ def verdict(record, samples):
     if tcp and (tcp.get('data_segs_out') or 0) >= CONTROL_SEGMENTS \
             and 100.0 * tcp['retrans'] / tcp['data_segs_out'] >= LOSS_PCT:
         share = 100.0 * tcp['retrans'] / tcp['data_segs_out']
-        return done('loss', '%d of %d segments retransmitted (%.2f %%)' % (tcp['retrans'], tcp['data_segs_out'], share))
+        retransmitted = '%d of %d segments retransmitted (%.2f %%)' % (tcp['retrans'], tcp['data_segs_out'], share)
+        # a receiver whose saturated core could not take in what arrived (seen in CI: the cpu_server case's
+        # 0.52 %): its CPU limited, the network lost (next to) nothing
+        receiver = receiver_verdict(record, samples, tcp)
+        if receiver:
+            out.update(side=receiver['side'], core=receiver['core'], saturated=receiver['saturated'])
+            return done('cpu', '%s; %s: %s' % (receiver['evidence'], retransmitted, receiver['account']))
+        if tcp.get('dsack_dups'):
+            retransmitted += '; the receiver reported %d of them as duplicates (D-SACK)' % tcp['dsack_dups']
+        return done('loss', retransmitted)
     limited = max(tcp.get('rwnd_limited_pct') or 0, tcp.get('sndbuf_limited_pct') or 0) if tcp else 0
     rtt = (tcp or {}).get('minrtt_ms') or (samples.get('path_rtt') or {}).get('min_ms')
     bdp = int((ceiling or rate) * 1e6 / 8 * rtt / 1e3) if rtt else None
@@ -461,7 +556,7 @@ def verdict(record, samples):
         # the client sent against the server's window (ss samples the client's sockets): a server whose core
         # was saturated could not read fast enough and closed its window: its CPU, not the window, limited
         # (unless the test set its socket buffer: then that buffer is the window that limited)
-        receiver = cpu_verdict(dict(samples, cpu=None)) if which == 'rwnd' and samples.get('server') and not (
+        receiver = side_cpu_verdict(samples, 'server') if which == 'rwnd' and samples.get('server') and not (
             record.get('options') or {}).get('window') else None
         if receiver:
             out.update(side=receiver['side'], core=receiver['core'], saturated=receiver['saturated'])

@@ -175,6 +175,7 @@ class NicSampler(object):
         self.peer = peer
         self._cpu = [None, None]
         self._drops = [None, None]
+        self._host = [None, None]
         self._tcp = {}
         self._procs = {}
 
@@ -192,6 +193,19 @@ class NicSampler(object):
             return read_counters(self.interface, self.sys_class_net, limits.DROP_COUNTERS)
         except (IOError, OSError, ValueError):
             return None
+
+    def read_host_drops(self):
+        """The host stack's receive drop counters now (limits.host_counters; /proc/net/netstat is this network
+        namespace's, /proc/net/softnet_stat the kernel's: in the namespace lab both sides count the same softnet
+        drops), None where neither file is (FreeBSD)."""
+        texts = []
+        for path in ('/proc/net/netstat', '/proc/net/softnet_stat'):
+            try:
+                with open(path) as handle:
+                    texts.append(handle.read())
+            except (IOError, OSError):
+                texts.append(None)
+        return limits.host_counters(*texts)
 
     def read_tcp(self):
         """The connections to the peer now (limits.parse_ss), [] when ss is missing or fails."""
@@ -232,13 +246,14 @@ class NicSampler(object):
         if index is not None:
             self._cpu[index] = self.read_cpu()
             self._drops[index] = self.read_drops()
+            self._host[index] = self.read_host_drops()
         else:
             # the tool's processes, while they run (at the end they are gone): where they ran
             self._procs.update(self.read_processes())
         limits.merge_ss(self._tcp, self.read_tcp())
 
     def limits(self):
-        """What was sampled for limits.verdict: ``{cpu, tcp, nic_drops, nic_packets, not_sampled}``."""
+        """What was sampled for limits.verdict: ``{cpu, tcp, nic_drops, nic_packets, host_drops, not_sampled}``."""
         if self.peer is None:
             return None
         packets = None
@@ -252,6 +267,7 @@ class NicSampler(object):
                 'tcp': limits.tcp_summary(list(self._tcp.values())),
                 'nic_drops': limits.counter_deltas(self._drops[0], self._drops[1]),
                 'nic_packets': packets,
+                'host_drops': limits.counter_deltas(self._host[0], self._host[1], limits.HOST_COUNTERS),
                 'not_sampled': list(self.not_sampled)}
 
     def read_bond_state(self):

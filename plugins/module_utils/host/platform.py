@@ -157,6 +157,9 @@ class FreeBSDNicSampler(nic.NicSampler):
         counters = self._read() or {}
         return dict((key, value) for key, value in counters.items() if key in limits.DROP_COUNTERS) or None
 
+    def read_host_drops(self):
+        return None   # no /proc/net (netstat -s's TCP drops are not sampled): host_drops None
+
     def read_tcp(self):
         return []   # no ss on FreeBSD (sockstat has no TCP state): not_sampled says so
 

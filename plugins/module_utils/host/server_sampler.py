@@ -5,7 +5,8 @@
 
 """The server host's side of what limited a test: a sampler started with the servers (bench_server
 ``sample_interface``) that runs as long as they do and writes, every second, the host's per-core CPU
-(/proc/stat), the data interface's drop/error/missed and packet counters and the CPU ticks and last core of
+(/proc/stat), the data interface's drop/error/missed and packet counters, the host stack's receive drops
+(limits.HOST_COUNTERS: /proc/net/netstat's TcpExt, /proc/net/softnet_stat) and the CPU ticks and last core of
 each of our servers (their pidfiles); bench_server's ``status`` and ``stopped`` return its series, and each
 test's record takes its own window of it (limits.server_window, by the record's start and end).
 
@@ -39,8 +40,8 @@ MARK = 'perflab-server-sampler'
 
 SCRIPT = r'''
 import json, os, sys, time
-mark, interface, interval, out, pid_dir, pidfile, lifetime, max_bytes = sys.argv[1:9]
-interval, lifetime, max_bytes = float(interval), float(lifetime), int(max_bytes)
+mark, interface, interval, out, pid_dir, pidfile, lifetime, max_bytes, host_names = sys.argv[1:10]
+interval, lifetime, max_bytes, host_names = float(interval), float(lifetime), int(max_bytes), host_names.split(',')
 stats = '/sys/class/net/%s/statistics/' % interface
 drops = ('rx_dropped', 'tx_dropped', 'rx_errors', 'tx_errors', 'rx_missed_errors')
 me = str(os.getpid())
@@ -60,6 +61,23 @@ def number(name):
     return int(value) if value and value.strip().isdigit() else None
 
 
+def host():
+    # limits.host_counters' reduction (this script imports nothing of the collection: test_bench_server holds the
+    # two to the same counters): only the counters of limits.HOST_COUNTERS, to keep each sample small. TcpExt is
+    # this network namespace's; softnet_stat is the kernel's: in the namespace lab both sides count the same
+    rows = [line.split() for line in (read('/proc/net/netstat') or '').splitlines() if line[:7] == 'TcpExt:']
+    found = dict((k, v) for k, v in zip(rows[0], rows[1]) if k in host_names and v.isdigit()) if len(rows) > 1 else {}
+    found = dict((k, int(v)) for k, v in found.items())
+    try:
+        softnet = [int(line.split()[1], 16) for line in (read('/proc/net/softnet_stat') or '').splitlines()
+                   if len(line.split()) > 1]
+    except ValueError:
+        softnet = []
+    if softnet:
+        found['softnet_dropped'] = sum(softnet)
+    return found
+
+
 while time.monotonic() < end and (read(pidfile) or '').strip() == me:
     stat = read('/proc/stat') or ''
     procs = {}
@@ -73,7 +91,7 @@ while time.monotonic() < end and (read(pidfile) or '').strip() == me:
     counters = dict((k, number(k)) for k in drops)
     sample = {'t': time.time(), 'stat': ''.join(l + '\n' for l in stat.splitlines() if l[:3] == 'cpu' and l[3:4].isdigit()),
               'drops': dict((k, v) for k, v in counters.items() if v is not None),
-              'packets': rx + tx if rx is not None and tx is not None else None, 'procs': procs}
+              'packets': rx + tx if rx is not None and tx is not None else None, 'procs': procs, 'host': host()}
     try:
         if os.path.getsize(out) > max_bytes:
             os.rename(out, out + '.1')
@@ -92,8 +110,9 @@ def paths(pid_dir, interface):
 
 
 def parse_series(text):
-    """The samples of a sampler's file: ``[{t, cpu, drops, packets, procs}]`` (cpu: limits.parse_proc_stat,
-    procs: pid -> limits.parse_proc_pid_stat); a line cut short (the sampler writing it) is skipped."""
+    """The samples of a sampler's file: ``[{t, cpu, drops, packets, procs, host}]`` (cpu: limits.parse_proc_stat,
+    procs: pid -> limits.parse_proc_pid_stat, host: limits.host_counters' shape, None where the host has none); a
+    line cut short (the sampler writing it) is skipped."""
     series = []
     for line in (text or '').splitlines():
         try:
@@ -104,7 +123,7 @@ def parse_series(text):
             continue
         procs = dict((pid, limits.parse_proc_pid_stat(stat)) for pid, stat in (raw.get('procs') or {}).items())
         series.append({'t': raw['t'], 'cpu': limits.parse_proc_stat(raw.get('stat')), 'drops': raw.get('drops') or {},
-                       'packets': raw.get('packets'),
+                       'packets': raw.get('packets'), 'host': raw.get('host') or None,
                        'procs': dict((pid, list(value)) for pid, value in procs.items() if value)})
     return series
 
@@ -156,7 +175,8 @@ def start(pid_dir, interface, interval=INTERVAL_S, lifetime=LIFETIME_S):
     for path in (out, out + '.1'):
         if os.path.exists(path):
             os.unlink(path)
-    argv = [sys.executable, '-c', SCRIPT, MARK, interface, interval, out, pid_dir, pidfile, lifetime, MAX_BYTES]
+    argv = [sys.executable, '-c', SCRIPT, MARK, interface, interval, out, pid_dir, pidfile, lifetime, MAX_BYTES,
+            ','.join(limits.HOST_COUNTERS)]
     pid = process.spawn_detached(argv, log)
     with open(pidfile, 'w') as handle:
         handle.write('%d\n' % pid)

@@ -48,6 +48,10 @@ def test_ss_of_a_default_connection_with_retransmits():
     conn = limits.parse_ss(fixture('limits', 'ss-loopback-default.txt'))[0]
     assert conn['retrans'] == 15 and conn['app_limited'] is True and conn['rwnd_limited_pct'] == 6.1
     assert conn['delivery_rate_mbps'] == pytest.approx(49637.259, abs=0.001) and conn['rtt_ms'] == 0.466
+    # of its 15 retransmissions the receiver reported 12 as duplicates (D-SACK), reordering seen 15 times
+    assert (conn['dsack_dups'], conn['reord_seen']) == (12, 15)
+    summary = limits.tcp_summary([conn, dict(conn, local='127.0.0.1:1')])
+    assert (summary['retrans'], summary['dsack_dups'], summary['reord_seen']) == (30, 24, 30)
 
 
 def test_merge_ss_keeps_each_connections_latest_state():
@@ -403,3 +407,128 @@ def test_a_handful_of_segments_says_nothing_of_loss():
     assert out['verdict'] != 'loss', out
     out = limits.verdict(record(805.6, link=None), {'tcp': {'retrans': 10, 'data_segs_out': 1000}})
     assert out['verdict'] == 'loss', out
+
+
+# ---- the host stack's receive drops --------------------------------------------------------------------------
+
+def test_netstat_and_softnet_stat_of_linux_6_18():
+    # this machine's /proc/net/netstat and /proc/net/softnet_stat (Debian 12 userland, kernel 6.18; procnet/README.md)
+    netstat = fixture('procnet', 'linux-6.18', 'netstat')
+    softnet = fixture('procnet', 'linux-6.18', 'softnet_stat')
+    tcpext = limits.parse_netstat(netstat)
+    assert len(tcpext) == 135 and tcpext['PruneCalled'] == 1 and tcpext['TCPBacklogDrop'] == 0
+    assert tcpext['TCPRcvQDrop'] == 0 and tcpext['DelayedACKs'] > 0
+    assert limits.parse_softnet_stat(softnet) == 0
+    assert limits.host_counters(netstat, softnet) == {'TCPBacklogDrop': 0, 'TCPRcvQDrop': 0, 'RcvPruned': 0,
+                                                      'OfoPruned': 0, 'TCPOFODrop': 0, 'softnet_dropped': 0,
+                                                      'PruneCalled': 1}
+    # the second column is hex, one line per CPU: summed
+    dropped = '\n'.join(line.split()[0] + ' 0000002a ' + ' '.join(line.split()[2:]) for line in softnet.splitlines())
+    assert limits.parse_softnet_stat(dropped) == 84
+    # no file (FreeBSD, a kernel without them): None, not an error
+    for text in (None, '', 'IpExt: InNoRoutes\nIpExt: 0\n'):
+        assert limits.parse_netstat(text) is None and limits.parse_softnet_stat(text) is None
+    assert limits.host_counters(None, None) is None
+    assert limits.host_counters(None, softnet) == {'softnet_dropped': 0}
+
+
+def test_host_drops_over_a_test_and_in_the_servers_window():
+    before = {'TCPBacklogDrop': 10, 'TCPRcvQDrop': 0, 'softnet_dropped': 5, 'PruneCalled': 1}
+    after = {'TCPBacklogDrop': 410, 'TCPRcvQDrop': 2, 'softnet_dropped': 65, 'PruneCalled': 1}
+    assert limits.counter_deltas(before, after, limits.HOST_COUNTERS) == {
+        'TCPBacklogDrop': 400, 'TCPRcvQDrop': 2, 'softnet_dropped': 60, 'PruneCalled': 0}
+    start = limits.epoch_of('2026-12-03T11:20:00.000Z')
+    series = [dict(series_sample(start + 0.2, (10, 90)), host=before),
+              dict(series_sample(start + 1.2, (20, 180)), host=after)]
+    out = limits.server_window(series, '2026-12-03T11:20:00.000Z', '2026-12-03T11:20:01.500Z')
+    assert out['host_drops']['TCPBacklogDrop'] == 400
+    # a sampler (FreeBSD's absence, an older sampler's file) without them: None
+    assert limits.server_window([series_sample(start + 0.2, (10, 90)), series_sample(start + 1.2, (20, 180))],
+                                '2026-12-03T11:20:00.000Z', '2026-12-03T11:20:01.500Z')['host_drops'] is None
+
+
+# the CI failure's numbers: the client sent (tcp_stream), the server's iperf3 pinned to its busy core 0
+CI_TCP = {'retrans': 564, 'data_segs_out': 109375, 'busy_ms': 2000}
+CI_DROPS = {'TCPBacklogDrop': 520, 'TCPRcvQDrop': 0, 'RcvPruned': 0, 'OfoPruned': 0, 'TCPOFODrop': 0,
+            'softnet_dropped': 31, 'PruneCalled': 3}
+
+
+def ci_samples(server_busy=100, server_drops='ci', client_drops=None):
+    shared = cores(cpu0=server_busy, cpu1=60)
+    server_drops = dict(CI_DROPS) if server_drops == 'ci' else server_drops
+    return {'tcp': CI_TCP, 'cpu': shared, 'process_cpu': 'cpu1', 'host_drops': client_drops,
+            'server': {'cpu': shared, 'process_cpu': 'cpu0', 'host_drops': server_drops}}
+
+
+def test_retransmissions_the_receivers_saturated_host_dropped_are_its_cpu_not_loss():
+    out = limits.verdict(record(1213.98, link=None, direction='client_to_server'), ci_samples())
+    assert (out['verdict'], out['side'], out['core'], out['saturated']) == ('cpu', 'server', 'cpu0', ['cpu0'])
+    assert out['evidence'] == (
+        "server core cpu0 100 % busy: user 30, system 0, irq 0, softirq 70 % (softirq 70 % of its busy time); the "
+        "server's tool ran there; 564 of 109375 segments retransmitted (0.52 %): the receiver's host dropped 551 it "
+        "could not take in (TCPBacklogDrop 520, softnet_dropped 31)")
+    assert out['server']['host_drops'] == CI_DROPS and limits.short(out) == 'cpu server cpu0'
+
+
+def test_retransmissions_without_the_receivers_host_drops_stay_loss():
+    # nftables' random drops (the lab's loss case) are no host-stack drops; PruneCalled alone drops nothing
+    quiet = dict(dict.fromkeys(limits.HOST_COUNTERS, 0), PruneCalled=4)
+    for drops in (quiet, None):
+        out = limits.verdict(record(1213.98, link=None, direction='client_to_server'), ci_samples(server_drops=drops))
+        assert (out['verdict'], out['evidence']) == ('loss', '564 of 109375 segments retransmitted (0.52 %)')
+    # the sender's host dropped (the client's counters): not the receiver's, loss
+    out = limits.verdict(record(1213.98, link=None, direction='client_to_server'),
+                         ci_samples(server_drops=quiet, client_drops=CI_DROPS))
+    assert (out['verdict'], out['evidence']) == ('loss', '564 of 109375 segments retransmitted (0.52 %)')
+
+
+def test_host_drops_on_a_receiver_not_saturated_stay_loss():
+    out = limits.verdict(record(1213.98, link=None, direction='client_to_server'), ci_samples(server_busy=80))
+    assert (out['verdict'], out['evidence']) == ('loss', '564 of 109375 segments retransmitted (0.52 %)')
+
+
+def test_the_receiver_is_the_client_in_a_reverse_test_and_either_side_without_a_direction():
+    samples = dict(ci_samples(server_drops=None, client_drops=CI_DROPS), process_cpu='cpu0')
+    samples['server'] = dict(samples['server'], process_cpu='cpu1')
+    out = limits.verdict(record(900.0, link=None, direction='server_to_client'), samples)
+    assert (out['verdict'], out['side'], out['core']) == ('cpu', 'client', 'cpu0')
+    assert out['evidence'].endswith("; 564 of 109375 segments retransmitted (0.52 %): the receiver's host dropped "
+                                    "551 it could not take in (TCPBacklogDrop 520, softnet_dropped 31)")
+    # the client sending: its own drops are not the receiver's
+    assert limits.verdict(record(900.0, link=None, direction='client_to_server'), samples)['verdict'] == 'loss'
+    # no direction in the record: whichever side counted them
+    assert limits.verdict(record(900.0, link=None), samples)['side'] == 'client'
+
+
+def test_retransmissions_a_saturated_receiver_reported_as_duplicates_are_its_cpu():
+    # seen live (lim35's cpu_server case): 1125 of 89956 retransmitted, the server's TcpExt and softnet dropped
+    # nothing, the sender got D-SACKs for most: the starved receiver took the segments in late and out of order
+    tcp = dict(CI_TCP, retrans=1125, data_segs_out=89956, dsack_dups=1050)
+    quiet = dict.fromkeys(limits.HOST_COUNTERS, 0)
+    out = limits.verdict(record(1000.8, link=None, direction='client_to_server'),
+                         dict(ci_samples(server_drops=quiet), tcp=tcp))
+    assert (out['verdict'], out['side'], out['core']) == ('cpu', 'server', 'cpu0')
+    assert out['evidence'].endswith(
+        "the server's tool ran there; 1125 of 89956 segments retransmitted (1.25 %): the receiver reported 1050 of "
+        "them as duplicates (D-SACK: they had arrived, late and out of order)")
+    # both accounts: the host's drops first
+    out = limits.verdict(record(1000.8, link=None, direction='client_to_server'),
+                         dict(ci_samples(), tcp=dict(tcp, dsack_dups=600)))
+    assert out['evidence'].endswith(
+        "1125 of 89956 segments retransmitted (1.25 %): the receiver's host dropped 551 it could not take in "
+        "(TCPBacklogDrop 520, softnet_dropped 31); the receiver reported 600 of them as duplicates (D-SACK: they had "
+        "arrived, late and out of order)")
+    # the receiver's core not saturated: loss, the duplicates named
+    out = limits.verdict(record(1000.8, link=None, direction='client_to_server'),
+                         dict(ci_samples(server_busy=70, server_drops=quiet), tcp=tcp))
+    assert (out['verdict'], out['evidence']) == (
+        'loss', '1125 of 89956 segments retransmitted (1.25 %); the receiver reported 1050 of them as duplicates (D-SACK)')
+
+
+def test_a_receivers_account_that_leaves_real_loss_is_loss():
+    # the lab's loss case on a busy receiver: nftables dropped 5 %; some D-SACKs and host drops explain a part only
+    tcp = {'retrans': 11477, 'data_segs_out': 178068, 'busy_ms': 2000, 'dsack_dups': 1388}
+    out = limits.verdict(record(900.0, link=None, direction='client_to_server'), dict(ci_samples(), tcp=tcp))
+    assert (out['verdict'], out['evidence']) == (
+        'loss', '11477 of 178068 segments retransmitted (6.45 %); the receiver reported 1388 of them as duplicates '
+                '(D-SACK)')

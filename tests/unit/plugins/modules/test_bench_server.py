@@ -20,6 +20,7 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.perflab.network.plugins.module_utils.core import limits
 from ansible_collections.perflab.network.plugins.module_utils.host import process
 from ansible_collections.perflab.network.plugins.module_utils.bench import servers as server_args
 from ansible_collections.perflab.network.plugins.modules import bench_server
@@ -384,6 +385,10 @@ def test_the_server_sides_sampler_runs_with_the_servers(capsys, tmp_path, fake_t
         {'rx_missed_errors'} if 'rx_missed_errors' in series[0]['drops'] else set())
     # the server's own ticks and core, by its pidfile
     assert list(series[-1]['procs']) == [str(started['servers'][0]['pid'])]
+    # the host stack's receive drops: the script's own reduction gives limits.host_counters' counters
+    with open('/proc/net/netstat') as netstat, open('/proc/net/softnet_stat') as softnet:
+        assert set(series[-1]['host']) == set(limits.host_counters(netstat.read(), softnet.read())) == set(
+            limits.HOST_COUNTERS)
     # another client's server on this host: stopping the first leaves the sampler to it
     other = run_module(dict(args, port=port + 1), capsys)
     cleanup.extend(server['pid'] for server in other['servers'] if server['pid'])
