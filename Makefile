@@ -37,7 +37,7 @@ MAIN_VARS ?= $(if $(filter vm,$(LAB_KIND)),-e perflab_repetitions=1,-e perflab_s
 # outside the checkout: inside it, ansible-test would list files through the checkout's git
 SANITY_ROOT := /tmp/perflab-sanity-$(shell echo $(CURDIR) | md5sum | cut -c1-8)/ansible_collections/perflab/network
 
-.PHONY: bootstrap lab lab-up lab-down lab-main lab-snapshot lab-revert test test-vm units sanity lint yamllint galaxy-check integration build install clean
+.PHONY: bootstrap lab lab-up lab-down lab-main lab-snapshot lab-revert test test-long test-vm units sanity lint yamllint galaxy-check integration build install clean
 
 bootstrap:
 	@./scripts/bootstrap.sh
@@ -92,9 +92,18 @@ yamllint:
 # the lab modules run INTEGRATION_WORKERS at a time (pytest-xdist; a module and its lab stay in one
 # worker): most of their time is waiting on the tests and on SSH, not on the CPU
 INTEGRATION_WORKERS ?= 3
+# make test's lab tests: all but the VM matrix (make test-vm) and the long scenario chains (make test-long)
+INTEGRATION_MARKERS ?= not vm_matrix and not long
 integration:
-	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rfEs --tb=short -m "not vm_matrix" \
+	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rfEs --tb=short -m "$(INTEGRATION_MARKERS)" \
 		$(if $(filter-out 0 1,$(INTEGRATION_WORKERS)),-n $(INTEGRATION_WORKERS) --dist loadfile) --durations=25
+
+# The long scenario chains (marker long): several whole study runs in a row through one fault, an AWX
+# workflow or a runner's job, each beside a shorter test of the same path in make test (docs/testing.md)
+test-long: bootstrap
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory integration INTEGRATION_MARKERS="long and not vm_matrix"; rc=$$?; \
+	echo "make test-long: finished in $$(( $$(date +%s) - start )) s, exit $$rc"; exit $$rc
 
 # The VM lab matrix: Debian 11, 12 and 13 (VM_SUITES) x ifupdown, NetworkManager, systemd-networkd x
 # bond modes, on VM lab hosts (one image and one boot per suite; about 25 minutes a suite under TCG)

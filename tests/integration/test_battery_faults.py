@@ -759,6 +759,7 @@ def differences(before, after):
     return sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
 
 
+@pytest.mark.long
 def test_killed_tuned_study_then_a_plain_run_is_refused(request):
     with battery.case('fault', 'stock_vs_tuned killed (SIGKILL) in its tuned half, then benchmark.yml') as case:
         data = request.getfixturevalue('leftovers')
@@ -782,6 +783,7 @@ def test_killed_tuned_study_then_a_plain_run_is_refused(request):
         assert case.lost == 0
 
 
+@pytest.mark.long
 def test_immutable_sysctl_file_during_the_revert(request):
     with battery.case('fault', 'sysctl.d file immutable (chattr +i) during the revert') as case:
         data = request.getfixturevalue('leftovers')
@@ -811,6 +813,7 @@ def test_immutable_sysctl_file_during_the_revert(request):
         assert not on_host('lab1', SYSCTL_FILE).exists()
 
 
+@pytest.mark.long
 def test_killed_tuned_study_restored_first(request):
     with battery.case('fault', 'killed tuned study restored before measuring (perflab_restore_leftovers)') as case:
         data = request.getfixturevalue('leftovers')
@@ -831,6 +834,7 @@ def test_killed_tuned_study_restored_first(request):
         assert case.lost == 0
 
 
+@pytest.mark.long
 def test_killed_firewall_disabled_run_then_a_normal_run(request):
     with battery.case('fault', 'run with the firewall off killed (SIGKILL), then benchmark.yml') as case:
         data = request.getfixturevalue('leftovers')

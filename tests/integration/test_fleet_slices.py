@@ -132,6 +132,7 @@ def slice_inventory(inventory, mine):
     return inv
 
 
+@pytest.mark.long
 def test_two_slices_through_the_runners_remote_path_merge_into_one_matrix(lab, tmp_path):
     hosts = sorted(lab.hostvars())
     inventory = yaml.safe_load(lab.inventory.read_text())

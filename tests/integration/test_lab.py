@@ -93,6 +93,7 @@ def test_up_reports_change_in_check_mode_only_when_needed(lab):
     assert res.rc == 0 and res.stats['localhost']['changed'] == 0
 
 
+@pytest.mark.long
 def test_lab_of_sixteen_hosts_comes_up_and_down():
     lab = Lab('itbig', 16, '10.232.0.0/24', '10.232.1.0/24', {})
     lab.down()

@@ -220,6 +220,7 @@ def _strings(data):
 
 
 @pytest.mark.lab
+@pytest.mark.long
 def test_stock_vs_tuned_through_runner(lab, tmp_path):
     need_playbook('stock_vs_tuned.yml')
     before = {h: host_state(lab, h) for h in ('lab1', 'lab2')}

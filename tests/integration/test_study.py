@@ -122,6 +122,7 @@ def test_preflight_refuses_bad_plans_before_any_change(lab):
         assert lab.ssh('lab1', ['sh', '-c', 'ls /var/lib/perflab /opt 2>/dev/null; dpkg -l | wc -l']).stdout == before
 
 
+@pytest.mark.long
 def test_interrupted_run_resumes_with_only_what_was_missing(lab, tmp_path):
     run_id = 'itstudy-resume'
     argv = [str(BIN / 'ansible-playbook'), str(ROOT / 'playbooks' / 'benchmark.yml'), '-i', str(lab.inventory),
@@ -158,6 +159,7 @@ def test_interrupted_run_resumes_with_only_what_was_missing(lab, tmp_path):
     assert done_first | ran_again | {r['test_id'] for r in second if r['status'] == 'skipped'} == set(quick_test_ids())
 
 
+@pytest.mark.long
 def test_the_noise_floor_study_compares_two_identical_runs(lab, tmp_path):
     """playbooks/noise_floor.yml: the same suite twice on the unchanged hosts, interleaved (A B B A A B),
     one run id, B compared with A in the text view with an interval and a verdict; nothing is tuned or

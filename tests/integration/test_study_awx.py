@@ -52,6 +52,7 @@ def old_run(results):
     return run_id
 
 
+@pytest.mark.long
 def test_the_workflow_runs_the_flow_and_reports_only_its_own_runs(lab, tmp_path):
     templates = {jt['name']: jt for jt in AWX['perflab_awx_job_templates']}
     nodes = {n['identifier']: n for n in AWX['perflab_awx_workflow']['workflow_nodes']}

@@ -189,6 +189,7 @@ def check_the_study_workbook_and_its_text_view(openpyxl, results, ran, udp):
     assert checked == 2 * len(measured) + 1, checked
 
 
+@pytest.mark.long
 def test_the_parallel_study_gives_seed_004s_table_in_its_workbook(lab, tmp_path):
     """Seed 004's table out of the parallel-netperf study's own workbook (its Parallel sheet and the text view's
     last block), checked against the records the study wrote: each process' rate, their sum, the sum over their
