@@ -283,8 +283,12 @@ def test_each_verdict_provoked_on_the_lab(lab, tmp_path):
     assert link['ceiling_tbf_mbps'] == pytest.approx(200 * 1448 / 1514.0, abs=0.01), link
     assert 'of the goodput ceiling' in link['evidence']
     cpu = by_case['cpu']['limited_by']
-    # core 0 is saturated (on a loaded machine core 1 may be too, and be the busiest)
-    assert 'cpu0' in cpu['saturated'] and cpu['side'] == 'client' and 'softirq' in cpu['evidence'], cpu
+    # core 0 is saturated. The namespaces share one kernel: on a machine loaded by other work (make test runs
+    # three lab modules at once on two cores) the server's core 1 can be saturated too and be the busier, and
+    # the verdict names the busier side; the client's core 0 must then be named beside it
+    print('cpu:', cpu['evidence'])
+    assert 'cpu0' in cpu['saturated'] and 'softirq' in cpu['evidence'], cpu
+    assert cpu['side'] == 'client' or 'the client core cpu0 was' in cpu['evidence'], cpu
     window = by_case['window']['limited_by']
     limited = max(window['tcp']['rwnd_limited_pct'], window['tcp']['sndbuf_limited_pct'])
     assert limited >= 30 or (limited >= 10 and min(window['tcp']['snd_wnd']) < window['bdp_bytes']), window['tcp']
@@ -297,8 +301,12 @@ def test_each_verdict_provoked_on_the_lab(lab, tmp_path):
     server = by_case['cpu_server']['limited_by']
     print('cpu_server:', server['evidence'], '| host drops: client %s, server %s | tcp %s' % (
         server['host_drops'], server['server']['host_drops'], server['tcp']))
-    assert server['side'] == 'server' and server['core'] == 'cpu0' and server['server']['process_cpu'] == 'cpu0', server
-    assert 'softirq' in server['evidence'] and "the server's tool ran there" in server['evidence'], server
+    assert server['server']['process_cpu'] == 'cpu0' and 'softirq' in server['evidence'], server
+    # the mirror of the cpu case: the client's core 1, loaded by other work, may be as busy (a tie names the client)
+    if server['side'] == 'server':
+        assert server['core'] == 'cpu0' and "the server's tool ran there" in server['evidence'], server
+    else:
+        assert 'the server core cpu0 was' in server['evidence'], server
     # retransmissions over the loss share: the receiver's account of them is the evidence's
     if 100.0 * server['tcp']['retrans'] / server['tcp']['data_segs_out'] >= limits.LOSS_PCT:
         assert 'as duplicates (D-SACK' in server['evidence'] or "the receiver's host dropped" in server['evidence'], \
