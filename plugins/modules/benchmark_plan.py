@@ -146,6 +146,17 @@ options:
         pairs' tests are recorded failed with the reason instead of being run; their labels are not needed.
     type: dict
     default: {}
+  preflight_left_out:
+    description:
+      - A fleet's second plan, after its preflight (the benchmark role's C(plan.yml)) - what the preflight left
+        out, C(hosts) (host name to reason) and C(pairs) (a list of C(client), C(server), C(reason)), from the
+        C(perflab.network.fleet_preflight) filter. The hosts are left out as those of O(failed_hosts) are and the links are taken out of their
+        rounds; all their tests are recorded C(skipped) with the reason.
+      - RV(perflab_result) then holds only the records of the tests the preflight left out (the first plan
+        recorded the others), and RV(skipped_tests) counts every test this plan skips.
+      - Empty (the default) - the first plan. Only with O(fleet).
+    type: dict
+    default: {}
   tools_present:
     description:
       - Tools found per host, host name to a list of tool names or of their executables' names (C(iperf),
@@ -320,9 +331,15 @@ perflab_result:
   description:
     - Records with status C(skipped) for tests whose tool is missing, and with status C(failed) for the tests
       of pairs with a host of O(failed_hosts).
+    - A fleet's second plan (O(preflight_left_out)) - only the records of the tests its preflight left out.
   returned: success
   type: list
   elements: dict
+skipped_tests:
+  description: How many planned tests this plan skips (a fleet's second plan counts those the first recorded too).
+  returned: success
+  type: int
+  sample: 10
 summary:
   description: The plan in words, one line each.
   returned: success
@@ -396,6 +413,7 @@ def argument_spec():
         results_dir=dict(type='path', default='results'),
         tools_present=dict(type='dict', default={}),
         failed_hosts=dict(type='dict', default={}),
+        preflight_left_out=dict(type='dict', default={}),
         serialize_pairs=dict(type='bool', default=False),
         fleet=dict(type='dict', default={}),
         configurations=dict(type='int', default=1),
@@ -440,11 +458,17 @@ def main():
                     'repetitions auto cannot be interleaved (%s): its rule decides after each run whether another '
                     'follows; give the suite a number of repetitions or perflab_design=sequential' % ', '.join(auto))
         failed = dict((host, str(reason or '')) for host, reason in p['failed_hosts'].items())
+        earlier_failed = set(failed)
+        preflight = p['preflight_left_out'] or {}
+        if preflight and not p['fleet']:
+            raise suites.PlanError('preflight_left_out is a fleet\'s second plan: give fleet too')
+        # a fleet's second plan: the hosts its preflight left out, as those that failed earlier
+        failed.update((host, str(reason or '')) for host, reason in (preflight.get('hosts') or {}).items())
         suites.check_explicit_ports(p['pairs'])
         fleet_plan, fleet_skipped_pairs = None, []
         if p['fleet']:
             fleet_plan = fleets.plan_from_options(p['fleet'], sorted(p['hosts']), failed, tests,
-                                                  suites.TEST_OVERHEAD_S)
+                                                  suites.TEST_OVERHEAD_S, skip_pairs=fleets.skip_pairs_of(preflight))
             rounds = dict(((t['client'], t['server']), t['round'] - 1) for t in fleet_plan['tests'])
             pairs = suites.make_pairs(p['hosts'], explicit=[{'client': c, 'server': s} for c, s in rounds],
                                       inventory=p['inventory'], slots=rounds)
@@ -470,7 +494,8 @@ def main():
         suite_name = suite.get('name', p['suite'])
         # a resume: the run's file read through the report's store, the same test parameters asked
         recorded = store.read_run(os.path.join(p['results_dir'], run_id + '.jsonl')) if p['run_id'] else []
-        differ = suites.resume_problems(tests, pairs, recorded, suite_name,
+        # a fleet's skipped tests are planned too (recorded skipped): a second plan, or a resume, reads them back
+        differ = suites.resume_problems(tests, pairs + fleet_skipped_pairs, recorded, suite_name,
                                         other_suites=set(p['run_suites']) - set([suite_name, p['suite']]))
         if differ:
             raise suites.PlanError(
@@ -487,14 +512,17 @@ def main():
                                                 recorded=suites.recorded_values(recorded),
                                                 # an interleaved block: one repetition of every test
                                                 repetition=block_repetition)
-        fleet_skipped = []
+        fleet_skipped, fleet_skipped_count = [], 0
         if fleet_skipped_pairs:
             reasons = dict(((t['client'], t['server']), t['reason']) for t in fleet_plan['skipped'])
             left_items, dummy = suites.build_plan(tests, fleet_skipped_pairs,
                                                   plan_records.failed_host_labels(p['labels'], fleet_skipped_pairs, failed),
                                                   side=side, repetition=block_repetition)
+            # a second plan records only what its preflight left out: the first recorded the rest
+            new = fleets.preflight_new_skips(fleet_plan['skipped'], earlier_failed, preflight) if preflight else None
             fleet_skipped = [skipped_record(item, run_id, suite_name, reasons[(item['client'], item['server'])])
-                             for item in left_items]
+                             for item in left_items if new is None or (item['client'], item['server']) in new]
+            fleet_skipped_count = len(left_items)
     except (suites.PlanError, fleets.FleetError, store.SchemaError, IOError, OSError, ValueError, TypeError) as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
 
@@ -541,10 +569,11 @@ def main():
         suites.check_port_overlaps(servers)
     except suites.PlanError as exc:
         module.fail_json(msg='benchmark plan refused: %s' % exc)
+    skipped_count = len(skipped) - len(fleet_skipped) + fleet_skipped_count
     expected = suites.expected_duration(runnable)
     waves = max([pair.get('wave', 0) for pair in pairs] or [0]) + 1
     summary = ['suite %s (%s): %d tests x %d pair(s) -> %d runs to do, %d already recorded, %d skipped'
-               % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, len(skipped))
+               % (suite.get('name', p['suite']), path, len(tests), len(pairs), len(runnable), skipped_done, skipped_count)
                + (', %d not run (a host failed)' % len(unrun) if unrun else ''),
                'expected duration: about %d min %02d s' % (expected // 60, expected % 60),
                'run id: %s' % run_id,
@@ -572,7 +601,11 @@ def main():
     summary += sorted(set(r['error'] for r in unrun))
     module.exit_json(
         changed=False, run_id=run_id, suite={'name': suite.get('name', p['suite']), 'file': path},
-        runs=runnable, servers=servers, pairs=pairs, summary=summary, perflab_result=skipped + unrun,
+        runs=runnable, servers=servers, pairs=pairs, summary=summary,
+        # a fleet's second plan (preflight_left_out) records only the tests its preflight left out
+        perflab_result=fleet_skipped if preflight else skipped + unrun,
+        # not "skipped": Ansible takes that key as the task itself skipped (and no callback sees its records)
+        skipped_tests=skipped_count,
         firewall=suites.firewall_openings(servers),
         connect=suites.connect_checks(servers),
         waves=waves, client_waves=client_waves, fleet=fleet_plan,

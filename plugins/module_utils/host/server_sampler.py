@@ -40,10 +40,10 @@ MARK = 'perflab-server-sampler'
 
 SCRIPT = r'''
 import json, os, sys, time
-mark, interface, interval, out, pid_dir, pidfile, lifetime, max_bytes, host_names = sys.argv[1:10]
+mark, interface, interval, out, pid_dir, pidfile, lifetime, max_bytes, host_names, drops = sys.argv[1:11]
 interval, lifetime, max_bytes, host_names = float(interval), float(lifetime), int(max_bytes), host_names.split(',')
 stats = '/sys/class/net/%s/statistics/' % interface
-drops = ('rx_dropped', 'tx_dropped', 'rx_errors', 'tx_errors', 'rx_missed_errors')
+drops = drops.split(',')
 me = str(os.getpid())
 end = time.monotonic() + lifetime
 
@@ -176,7 +176,7 @@ def start(pid_dir, interface, interval=INTERVAL_S, lifetime=LIFETIME_S):
         if os.path.exists(path):
             os.unlink(path)
     argv = [sys.executable, '-c', SCRIPT, MARK, interface, interval, out, pid_dir, pidfile, lifetime, MAX_BYTES,
-            ','.join(limits.HOST_COUNTERS)]
+            ','.join(limits.HOST_COUNTERS), ','.join(limits.DROP_COUNTERS)]
     pid = process.spawn_detached(argv, log)
     with open(pidfile, 'w') as handle:
         handle.write('%d\n' % pid)

@@ -12,7 +12,11 @@ for odd N), and each pairing runs twice, once each way, so that a host is never 
 ``stress`` puts every test into one round (every link at once), on purpose.
 
 A host left out (unreachable, or failed its preflight) takes no place in the rounds; its tests are
-returned as skipped with the reason, and the rounds are made among the others.
+returned as skipped with the reason, and the rounds are made among the others. The preflight runs after
+the plan (it checks the planned paths and ports), so a fleet is planned twice when it fails somewhere:
+``preflight_left_out`` blames a host whose own checks failed or whose data path failed with most of its
+peers (the bad cable, NIC or switch port), and a single link that failed between hosts that are fine
+otherwise is skipped alone (``skip_pairs``).
 
 AWX job slicing gives each slice's playbook the hosts ``sorted(names)[number - 1::count]`` (AWX's
 ``subset=slice<number>of<count>``) and the same variables; the slice's number, when not given, is the one
@@ -30,6 +34,11 @@ SCHEDULES = ('mesh', 'one_to_many', 'many_to_one', 'ring')
 SLICE_SCOPES = ('refuse', 'inside')
 # a host that left the play without a stage saying why: it did not answer (unreachable), or a task failed
 UNKNOWN_REASON = 'unreachable, or it failed an earlier stage'
+
+
+# the reason of a host or a link the preflight left out
+PREFLIGHT_FAILED = 'failed the preflight: %s'
+PREFLIGHT_LINK = 'the preflight of %s->%s failed: %s'
 
 
 class FleetError(ValueError):
@@ -146,7 +155,7 @@ def slice_problems(number, count, fleet, play_hosts):
 
 
 def plan_fleet(names, schedule='mesh', hub=None, stress=False, left_out=None, test_seconds=0,
-               slice_number=None, slice_count=None, fleet=None, slice_scope='refuse'):
+               slice_number=None, slice_count=None, fleet=None, slice_scope='refuse', skip_pairs=None):
     """The fleet's plan: ``{schedule, stress, hosts, rounds, tests, skipped, left_out, expected_s, slice,
     summary}``.
 
@@ -156,10 +165,13 @@ def plan_fleet(names, schedule='mesh', hub=None, stress=False, left_out=None, te
     test_seconds: what one round costs (its tests' durations and overheads), for ``expected_s``;
     slice_number/slice_count/fleet: an AWX slice of ``fleet`` (every host of the fleet): the schedule is
     made over the fleet and refused when a test crosses slices, or (``slice_scope=inside``) made over this
-    slice's hosts only.
+    slice's hosts only;
+    skip_pairs: ``(client, server) -> reason``, single tests taken out of their rounds and skipped (a link
+    that failed its preflight between hosts that are fine otherwise).
     """
     names = list(names)
     left_out = dict(left_out or {})
+    skip_pairs = dict(skip_pairs or {})
     if schedule not in SCHEDULES:
         raise FleetError('unknown fleet schedule %r (one of %s)' % (schedule, ', '.join(SCHEDULES)))
     if slice_scope not in SLICE_SCOPES:
@@ -217,6 +229,10 @@ def plan_fleet(names, schedule='mesh', hub=None, stress=False, left_out=None, te
                             'reason': '; '.join(records.FLEET_LEFT_OUT % h + (left_out[h] or UNKNOWN_REASON)
                                                 for h in lost)})
     rounds = schedule_rounds(present, schedule, hub if hub in present else None, stress)
+    for client, server in [t for r in rounds for t in r if t in skip_pairs]:
+        skipped.append({'client': client, 'server': server, 'reason': skip_pairs[(client, server)]})
+    # a skipped link leaves its round one test shorter; a round left empty is no round
+    rounds = [r for r in ([t for t in r if t not in skip_pairs] for r in rounds) if r]
     out_rounds = [{'round': i + 1, 'tests': [{'client': c, 'server': s} for c, s in tests]}
                   for i, tests in enumerate(rounds)]
     tests = [dict(t, round=r['round']) for r in out_rounds for t in r['tests']]
@@ -228,6 +244,8 @@ def plan_fleet(names, schedule='mesh', hub=None, stress=False, left_out=None, te
     summary += ['round %d: %s' % (r['round'], ', '.join('%s->%s' % (t['client'], t['server']) for t in r['tests']))
                 for r in out_rounds]
     summary += ['left out %s: %s' % (h, left_out[h] or UNKNOWN_REASON) for h in sorted(left_out)]
+    summary += ['skipped %s->%s: %s' % (c, s, skip_pairs[(c, s)]) for c, s in sorted(skip_pairs)
+                if c not in left_out and s not in left_out]
     return {'schedule': schedule, 'stress': bool(stress), 'hub': hub, 'hosts': present, 'rounds': out_rounds,
             'tests': tests, 'skipped': skipped, 'left_out': left_out, 'expected_s': expected,
             'slice': slice_info, 'summary': summary}
@@ -254,7 +272,97 @@ def round_seconds(tests, overhead_s):
     return sum((int(t.get('duration') or 0) + overhead_s) * int(t.get('repetitions') or 1) for t in tests)
 
 
-def plan_from_options(options, names, left_out, tests, overhead_s):
+def preflight_checks(preflights, pairs, connect=True):
+    """What each client's preflight (``bench_preflight``'s result, host -> result) says, per host:
+    ``{host: {'own': [message], 'peers': {server: message}}}``. ``own``: the host's own data address or
+    routes are wrong; ``peers``: the servers it could not test (no ping answer over the data link, a path that
+    drops packets of the MTU, a planned port a firewall drops; ports only with ``connect``, not in check mode,
+    which applies no opening). ``pairs``: the plan's pairs (client, server, server_address)."""
+    out = {}
+    for host, result in sorted((preflights or {}).items()):
+        result = result or {}
+        names = dict((p['server_address'], p['server']) for p in pairs or () if p.get('client') == host)
+        peers = {}
+
+        def note(server, message):
+            if server and server not in peers:
+                peers[server] = message
+        for address in result.get('unanswered') or ():
+            note(names.get(address), 'no answer to ping from %s to %s (%s) over the data link'
+                 % (host, names.get(address), address))
+        mtu_messages = result.get('path_mtu_problems') or []
+        for probe in result.get('path_mtu') or ():
+            if (probe.get('answered') or {}).get(str(probe.get('mtu'))) is False:
+                address = probe.get('address')
+                message = next((m for m in mtu_messages if '(%s)' % address in m), None)
+                note(names.get(address), message or 'the path from %s to %s does not carry packets of %s bytes'
+                     % (host, address, probe.get('mtu')))
+        if connect:
+            lost = {}
+            for entry in result.get('unconnected') or ():
+                lost.setdefault(entry.get('server'), []).append('%s:%s (%s)' % (entry.get('address'), entry.get('port'),
+                                                                                entry.get('outcome')))
+            for server, ports in sorted(lost.items()):
+                note(server, 'a firewall keeps %s from %s' % (', '.join(ports), host))
+        own = list(result.get('path_problems') or [])
+        if own or peers:
+            out[host] = {'own': own, 'peers': peers}
+    return out
+
+
+def preflight_left_out(checks, tests):
+    """The hosts and the links a fleet leaves out after its preflight: ``{'hosts': {host: reason}, 'pairs':
+    [{client, server, reason}]}`` (lists and strings: it goes from a filter to the plan module).
+
+    checks: ``preflight_checks``'s; tests: the planned ``(client, server)`` tests. A host whose own checks
+    failed is left out. Then, one at a time, the host that failed with the largest share of its peers (at least
+    two, and more than half of them: a host with a bad cable fails with every peer, each of its peers with
+    one) is left out and the shares are counted again without it. A failed link left after that, between
+    hosts that are fine otherwise, is skipped alone.
+    """
+    tests = [tuple(t) for t in tests or ()]
+    hosts = dict((h, PREFLIGHT_FAILED % '; '.join(c['own'])) for h, c in sorted((checks or {}).items()) if c.get('own'))
+    failed = dict(((client, server), message) for client, c in (checks or {}).items()
+                  for server, message in (c.get('peers') or {}).items())
+    while True:
+        live = [t for t in tests if t[0] not in hosts and t[1] not in hosts]
+        peers, bad = {}, {}
+        for client, server in live:
+            peers.setdefault(client, set()).add(server)
+            peers.setdefault(server, set()).add(client)
+            if (client, server) in failed:
+                bad.setdefault(client, set()).add(server)
+                bad.setdefault(server, set()).add(client)
+        worst = sorted((-float(len(b)) / len(peers[h]), -len(b), h) for h, b in bad.items()
+                       if len(b) >= 2 and 2 * len(b) > len(peers[h]))
+        if not worst:
+            break
+        host = worst[0][2]
+        first = failed[min(t for t in failed if host in t and t in live)]
+        hosts[host] = PREFLIGHT_FAILED % ('its data path failed with %d of its %d peers (%s); %s'
+                                          % (len(bad[host]), len(peers[host]), ', '.join(sorted(bad[host])), first))
+    pairs = [{'client': c, 'server': s, 'reason': PREFLIGHT_LINK % (c, s, failed[(c, s)])} for c, s in sorted(tests)
+             if (c, s) in failed and c not in hosts and s not in hosts]
+    return {'hosts': hosts, 'pairs': pairs}
+
+
+def skip_pairs_of(preflight):
+    """``preflight_left_out``'s links as ``plan_fleet``'s ``skip_pairs``."""
+    return dict(((p['client'], p['server']), p['reason']) for p in (preflight or {}).get('pairs') or ())
+
+
+def preflight_new_skips(skipped, earlier, preflight):
+    """The ``(client, server)`` tests of ``skipped`` (a second plan's skipped entries) that the preflight left
+    out: a host or a link of ``preflight`` (``preflight_left_out``'s), and no host of ``earlier`` (left out by
+    the first plan, which recorded those tests already)."""
+    hosts = set((preflight or {}).get('hosts') or ())
+    pairs = set(skip_pairs_of(preflight))
+    return set((t['client'], t['server']) for t in skipped or ()
+               if t['client'] not in (earlier or ()) and t['server'] not in (earlier or ())
+               and (t['client'] in hosts or t['server'] in hosts or (t['client'], t['server']) in pairs))
+
+
+def plan_from_options(options, names, left_out, tests, overhead_s, skip_pairs=None):
     """``plan_fleet`` from the benchmark plan's ``fleet`` option (its keys checked first)."""
     options = dict(options or {})
     unknown = sorted(set(options) - set(OPTION_KEYS))
@@ -276,4 +384,5 @@ def plan_from_options(options, names, left_out, tests, overhead_s):
                       stress=options.get('stress', False), left_out=left_out,
                       test_seconds=round_seconds(tests, overhead_s),
                       slice_number=number('slice_number'), slice_count=number('slice_count'),
-                      fleet=list(options.get('hosts') or []), slice_scope=options.get('slice_scope') or 'refuse')
+                      fleet=list(options.get('hosts') or []), slice_scope=options.get('slice_scope') or 'refuse',
+                      skip_pairs=skip_pairs)

@@ -201,3 +201,106 @@ def test_a_preflight_refusal_is_the_reason_of_the_skipped_tests():
     plan = fleet.plan_fleet(names(3), left_out={'h02': 'the preflight refused it: no folder /opt/x'})
     assert set(t['reason'] for t in plan['skipped']) == {'h02 left out of the fleet: the preflight refused it: no folder /opt/x'}
     assert 'left out h02: the preflight refused it: no folder /opt/x' in plan['summary']
+
+
+def mesh_tests(hosts):
+    return [tuple(t) for r in fleet.schedule_rounds(hosts) for t in r]
+
+
+def preflight_of(client, hosts, unanswered=(), unconnected=(), path_problems=(), mtu_bad=()):
+    """A bench_preflight result as the module returns it, for client's tests to every other host."""
+    address = dict((h, '10.9.1.%d' % (i + 1)) for i, h in enumerate(hosts))
+    return {
+        'unanswered': [address[h] for h in unanswered],
+        'unconnected': [{'address': address[h], 'port': 5201, 'server': h, 'outcome': 'timed out after 2 s'}
+                        for h in unconnected],
+        'path_problems': list(path_problems),
+        'path_mtu': [{'address': address[h], 'interface': 'data0', 'mtu': 9000,
+                      'answered': {'9000': h not in mtu_bad, '1500': True}} for h in hosts if h != client],
+        'path_mtu_problems': ['the path to %s (%s) does not carry packets of the MTU of data0, 9000 bytes' % (h, address[h])
+                              for h in mtu_bad],
+    }, [{'client': client, 'server': h, 'server_address': address[h]} for h in hosts if h != client]
+
+
+def test_a_host_whose_data_path_fails_with_every_peer_is_left_out_not_its_peers():
+    hosts = names(6)
+    preflights, pairs = {}, []
+    for h in hosts:
+        result, mine = preflight_of(h, hosts, unanswered=['h04'] if h != 'h04' else [x for x in hosts if x != h])
+        preflights[h] = result
+        pairs += mine
+    checks = fleet.preflight_checks(preflights, pairs)
+    assert checks['h01'] == {'own': [], 'peers': {'h04': 'no answer to ping from h01 to h04 (10.9.1.4) over the data link'}}
+    out = fleet.preflight_left_out(checks, mesh_tests(hosts))
+    assert list(out['hosts']) == ['h04'] and out['pairs'] == []
+    assert out['hosts']['h04'] == ('failed the preflight: its data path failed with 5 of its 5 peers (h01, h02, h03, '
+                                   'h05, h06); no answer to ping from h01 to h04 (10.9.1.4) over the data link')
+    # the second plan: h04's tests skipped with that reason, the mesh among the five others
+    plan = fleet.plan_fleet(hosts, left_out=out['hosts'])
+    assert len(plan['tests']) == 20 and len(plan['skipped']) == 10
+    assert all(t['reason'] == 'h04 left out of the fleet: ' + out['hosts']['h04'] for t in plan['skipped'])
+
+
+def test_one_bad_link_between_good_hosts_is_skipped_alone_and_its_round_goes_on():
+    hosts = names(4)
+    preflights, pairs = {}, []
+    for h in hosts:
+        result, mine = preflight_of(h, hosts, unconnected=['h03'] if h == 'h01' else [])
+        preflights[h] = result
+        pairs += mine
+    out = fleet.preflight_left_out(fleet.preflight_checks(preflights, pairs), mesh_tests(hosts))
+    assert out['hosts'] == {}
+    assert out['pairs'] == [{'client': 'h01', 'server': 'h03', 'reason': 'the preflight of h01->h03 failed: a firewall '
+                             'keeps 10.9.1.3:5201 (timed out after 2 s) from h01'}]
+    # in check mode no opening is applied: a port that does not answer leaves nothing out
+    assert fleet.preflight_left_out(fleet.preflight_checks(preflights, pairs, connect=False), mesh_tests(hosts)) \
+        == {'hosts': {}, 'pairs': []}
+    plan = fleet.plan_fleet(hosts, skip_pairs=fleet.skip_pairs_of(out))
+    assert ('h01', 'h03') not in [(t['client'], t['server']) for t in plan['tests']] and len(plan['tests']) == 11
+    assert plan['skipped'] == [dict(out['pairs'][0])]
+    assert len(plan['rounds']) == 6 and not fleet.check_rounds(plan['rounds'])
+    assert 'skipped h01->h03: ' + out['pairs'][0]['reason'] in plan['summary']
+
+
+def test_own_problems_and_mtu_black_holes_are_named():
+    hosts = names(4)
+    preflights, pairs = {}, []
+    for h in hosts:
+        result, mine = preflight_of(h, hosts, mtu_bad=['h02'] if h != 'h02' else [x for x in hosts if x != h],
+                                    path_problems=['the data address 10.9.1.9 is not on this host'] if h == 'h03' else [])
+        preflights[h] = result
+        pairs += mine
+    out = fleet.preflight_left_out(fleet.preflight_checks(preflights, pairs), mesh_tests(hosts))
+    assert out['hosts']['h03'] == 'failed the preflight: the data address 10.9.1.9 is not on this host'
+    # without h03, h02 fails with both its peers
+    assert out['hosts']['h02'].startswith('failed the preflight: its data path failed with 2 of its 2 peers (h01, h04); '
+                                          'the path to h02 (10.9.1.2) does not carry packets of the MTU of data0')
+    assert out['pairs'] == []
+
+
+def test_two_hosts_that_cannot_reach_each_other_blame_neither():
+    out = fleet.preflight_left_out({'h01': {'own': [], 'peers': {'h02': 'no answer'}}}, mesh_tests(names(2)))
+    assert out == {'hosts': {}, 'pairs': [{'client': 'h01', 'server': 'h02', 'reason': 'the preflight of h01->h02 failed: no answer'}]}
+
+
+def test_a_second_plan_records_only_what_its_preflight_left_out():
+    plan = fleet.plan_fleet(names(4), left_out={'h01': 'unreachable', 'h02': 'failed the preflight: x'},
+                            skip_pairs={('h03', 'h04'): 'the preflight of h03->h04 failed: y'})
+    new = fleet.preflight_new_skips(plan['skipped'], ['h01'], {'hosts': {'h02': 'x'},
+                                                                'pairs': [{'client': 'h03', 'server': 'h04', 'reason': 'y'}]})
+    assert new == {('h02', 'h03'), ('h03', 'h02'), ('h02', 'h04'), ('h04', 'h02'), ('h03', 'h04')}
+
+
+def test_the_preflight_filter_reads_the_modules_results():
+    from ansible_collections.perflab.network.plugins.filter.fleet_preflight import fleet_preflight
+    hosts = names(3)
+    preflights, pairs = {}, []
+    for h in hosts:
+        result, mine = preflight_of(h, hosts, unanswered=['h03'] if h != 'h03' else ['h01', 'h02'])
+        preflights[h] = result
+        pairs += mine
+    plan = {'pairs': pairs, 'fleet': fleet.plan_fleet(hosts)}
+    assert list(fleet_preflight(preflights, plan)['hosts']) == ['h03']
+    assert fleet_preflight({'h01': {'skipped': True}}, plan) == {'hosts': {}, 'pairs': []}
+    with pytest.raises(AnsibleFilterError, match='fleet_preflight'):
+        fleet_preflight({'h01': {'unconnected': [1]}}, plan)
