@@ -286,8 +286,8 @@ def test_two_hosts_that_cannot_reach_each_other_blame_neither():
 def test_a_second_plan_records_only_what_its_preflight_left_out():
     plan = fleet.plan_fleet(names(4), left_out={'h01': 'unreachable', 'h02': 'failed the preflight: x'},
                             skip_pairs={('h03', 'h04'): 'the preflight of h03->h04 failed: y'})
-    new = fleet.preflight_new_skips(plan['skipped'], ['h01'], {'hosts': {'h02': 'x'},
-                                                                'pairs': [{'client': 'h03', 'server': 'h04', 'reason': 'y'}]})
+    left_out = {'hosts': {'h02': 'x'}, 'pairs': [{'client': 'h03', 'server': 'h04', 'reason': 'y'}]}
+    new = fleet.preflight_new_skips(plan['skipped'], ['h01'], left_out)
     assert new == {('h02', 'h03'), ('h03', 'h02'), ('h02', 'h04'), ('h04', 'h02'), ('h03', 'h04')}
 
 

@@ -122,18 +122,20 @@ def test_result_pings_each_address_once_and_decides_on_the_host_state(tmp_path):
     run_many, calls = fake_pings({'10.0.1.2'})
     params = dict(addresses=['10.0.1.2', '10.0.1.3'], servers=[dict(s) for s in SERVERS], pid_dir=str(tmp_path), ping_wait=3,
                   path_mtu=False)
+    pauses = []
     result = preflight.preflight_result(params, run_many=run_many,
-                                        listening_ports=lambda: process.listening_ports(str(PROCNET)))
-    # the address that did not answer is asked once more, alone (one lost echo is no broken path)
+                                        listening_ports=lambda: process.listening_ports(str(PROCNET)), pause=pauses.append)
+    # the address that did not answer is asked twice more, alone, each after a pause (one lost echo is no broken path)
     assert calls == [([['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']], 8),
-                     ([['ping', '-c', '1', '-W', '3', '10.0.1.3']], 8)]
+                     ([['ping', '-c', '1', '-W', '3', '10.0.1.3']], 8), ([['ping', '-c', '1', '-W', '3', '10.0.1.3']], 8)]
+    assert pauses == [1.0, 1.0]
     assert result == dict(
         changed=False, unanswered=['10.0.1.3'], pidfiles=['iperf3-5202.pid', 'nuttcp-5000.pid'], path_problems=[],
         stop_planned=[SERVERS[0]], stop_unplanned=[{'tool': 'nuttcp', 'port': 5000}],
         listening={'tcp': [5000, 5201, 8888, 12865], 'udp': [5001, 9999]}, taken=[5201, 12865],
         connections=[], unconnected=[], path_mtu=[], path_mtu_problems=[],
         pings=[['ping', '-c', '1', '-W', '3', '10.0.1.2'], ['ping', '-c', '1', '-W', '3', '10.0.1.3'],
-               ['ping', '-c', '1', '-W', '3', '10.0.1.3']])
+               ['ping', '-c', '1', '-W', '3', '10.0.1.3'], ['ping', '-c', '1', '-W', '3', '10.0.1.3']])
 
 
 def test_an_echo_lost_once_is_asked_again_and_the_path_passes(tmp_path):
@@ -149,7 +151,7 @@ def test_an_echo_lost_once_is_asked_again_and_the_path_passes(tmp_path):
             out.append(ProcessResult(argv, rc=1 if first else 0))
         return out
     result = preflight.preflight_result(mtu_params(addresses=['10.0.1.2', '10.0.1.3']), run_many=run_many,
-                                        host=FakeLinux(9000))
+                                        host=FakeLinux(9000), pause=lambda seconds: None)
     assert result['unanswered'] == [] and result['path_mtu_problems'] == []
     assert [p['answered'] for p in result['path_mtu']] == [{9000: True}, {9000: True}]
     assert result['pings'][-2:] == [['ping', '-c', '1', '-W', '3', '10.0.1.3'],
@@ -160,7 +162,8 @@ def test_a_client_only_host_pings_and_looks_for_no_pidfile(tmp_path):
     (tmp_path / 'iperf3-5201.pid').write_text('1\n')
     run_many, calls = fake_pings(set())
     params = dict(addresses=['10.0.1.1'], servers=[], pid_dir=str(tmp_path), ping_wait=2, path_mtu=False)
-    result = preflight.preflight_result(params, run_many=run_many, listening_ports=lambda: {'tcp': [], 'udp': []})
+    result = preflight.preflight_result(params, run_many=run_many, listening_ports=lambda: {'tcp': [], 'udp': []},
+                                        pause=lambda seconds: None)
     assert result['unanswered'] == ['10.0.1.1'] and calls[0][1] == 7
     assert result['pidfiles'] == [] and result['stop_unplanned'] == [] and result['taken'] == []
 
@@ -336,11 +339,11 @@ def test_a_path_that_carries_the_mtu_passes_in_one_round():
 
 def test_an_mtu_black_hole_is_named_with_the_sizes_that_passed_and_failed():
     run_many, calls = black_hole(1600)   # both ends at 9000, a path that drops what is above 1600 bytes
-    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
+    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000), pause=lambda seconds: None)
     assert result['unanswered'] == []
-    # the full-size probe asked again (it is not answered twice), then the ladder
-    assert len(calls) == 3 and calls[1] == [['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '8972', '10.0.1.2']]
-    assert ['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '1472', '10.0.1.2'] in calls[2]
+    # the full-size probe asked twice more (it is never answered), then the ladder
+    assert len(calls) == 4 and calls[1] == calls[2] == [['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '8972', '10.0.1.2']]
+    assert ['ping', '-c', '1', '-W', '3', '-M', 'do', '-s', '1472', '10.0.1.2'] in calls[3]
     answered = result['path_mtu'][0]['answered']
     assert answered[9000] is False and answered[2000] is False and answered[1500] is True
     (problem,) = result['path_mtu_problems']
@@ -351,17 +354,17 @@ def test_an_mtu_black_hole_is_named_with_the_sizes_that_passed_and_failed():
 
 def test_the_probe_at_1500_catches_a_smaller_path_too():
     run_many, dummy = black_hole(1400)
-    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(1500))
+    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(1500), pause=lambda seconds: None)
     assert 'largest that passed is 1400 bytes (payload 1372), 1492 bytes did not' in result['path_mtu_problems'][0]
 
 
 def test_nothing_answered_at_any_size_and_an_unanswered_address_is_not_probed_again():
     run_many, calls = black_hole(100)
-    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(1500))
+    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(1500), pause=lambda seconds: None)
     assert "no don't-fragment probe was answered (smallest tried: 576 bytes)" in result['path_mtu_problems'][0]
     run_many, calls = black_hole(0)   # the plain ping fails: that message only, no ladder
-    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000))
-    assert result['unanswered'] == ['10.0.1.2'] and result['path_mtu_problems'] == [] and len(calls) == 2
+    result = preflight.preflight_result(mtu_params(), run_many=run_many, host=FakeLinux(9000), pause=lambda seconds: None)
+    assert result['unanswered'] == ['10.0.1.2'] and result['path_mtu_problems'] == [] and len(calls) == 3
 
 
 def test_path_mtu_off_or_mtu_unknown_probes_nothing():
