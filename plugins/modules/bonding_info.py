@@ -94,6 +94,15 @@ nm_external:
   type: list
   elements: str
   sample: [eth1]
+members_without_speed:
+  description:
+    - The O(members) whose link is up but report no speed (C(/sys/class/net/<member>/speed) is -1), on Linux.
+    - The kernel keeps such a member down in a C(802.3ad), C(balance-alb) or C(balance-tlb) bond; virtio
+      NICs report no speed unless the hypervisor gives one.
+  returned: always
+  type: list
+  elements: str
+  sample: [eth1, eth2]
 kernel_bonding:
   description: C(available) (a bond could be made in a throwaway namespace, or bonds exist) and C(reason).
   returned: always
@@ -119,6 +128,7 @@ import re
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.perflab.network.plugins.module_utils.host import network as host_network
+from ansible_collections.perflab.network.plugins.module_utils.host import nic
 
 SYS_NET = '/sys/class/net'
 # the one order of host_network; FreeBSD is found on FreeBSD only
@@ -248,6 +258,7 @@ def main():
         member_configs=finder.member_configs(module.params['members'], nm_external),
         nm_external=nm_external,
         kernel_bonding=finder.kernel_bonding(system),
+        members_without_speed=nic.links_without_speed(module.params['members']) if system == 'Linux' else [],
     )
 
 

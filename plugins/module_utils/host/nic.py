@@ -62,6 +62,24 @@ def interface_speed_mbps(name, sys_class_net=SYS_CLASS_NET):
     return float(speed) if speed > 0 else None
 
 
+def links_without_speed(names, sys_class_net=SYS_CLASS_NET):
+    """Those of ``names`` whose link is up (carrier) but report no speed: a NIC that never tells one,
+    such as virtio's by default. A link that is down or administratively down says nothing (its
+    carrier and speed are unreadable), so it is not listed."""
+    found = []
+    for name in names:
+        if not valid_interface_name(name):
+            continue
+        try:
+            with open(os.path.join(sys_class_net, name, 'carrier')) as handle:
+                up = handle.read().strip() == '1'
+        except (IOError, OSError):
+            continue
+        if up and interface_speed_mbps(name, sys_class_net) is None:
+            found.append(name)
+    return found
+
+
 def read_counters(name, sys_class_net=SYS_CLASS_NET, counters=COUNTERS):
     """The four counters of ``name`` as ints (``counters``: others of its statistics folder)."""
     values = {}

@@ -139,6 +139,10 @@ def kernel_cmdline(spec, h, pubkey):
     return ' '.join(args)
 
 
+# the data NICs' link speed as the guest sees it (Mbit/s): a 10 GbE NIC's
+DATA_NIC_SPEED_MBPS = 10000
+
+
 def qemu_argv(spec, h, image, pubkey, accel, loadvm=None):
     d = vm_dir(spec, h)
     argv = [QEMU, '-name', 'perflab-%s-%s' % (spec.name, h['name']), '-nodefaults', '-display', 'none',
@@ -158,7 +162,10 @@ def qemu_argv(spec, h, image, pubkey, accel, loadvm=None):
             netdev = 'tap,id=data%d,ifname=%s,script=no,downscript=no' % (n, link['tap'])
         else:
             netdev = 'socket,id=data%d,udp=127.0.0.1:%d,localaddr=127.0.0.1:%d' % (n, link['remote'], link['local'])
-        argv += ['-netdev', netdev, '-device', 'virtio-net-pci,netdev=data%d,mac=%s' % (n, mac(spec, h, n))]
+        # a data NIC reports a link speed as a real one does: virtio's default is none, and the kernel
+        # keeps a member without one down in a balance-alb, balance-tlb or 802.3ad bond
+        argv += ['-netdev', netdev, '-device', 'virtio-net-pci,netdev=data%d,mac=%s,speed=%d,duplex=full'
+                 % (n, mac(spec, h, n), DATA_NIC_SPEED_MBPS)]
     if loadvm:
         argv += ['-loadvm', loadvm]
     return argv

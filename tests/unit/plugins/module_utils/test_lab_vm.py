@@ -92,9 +92,9 @@ def test_qemu_argv_is_exact():
         '-monitor', 'unix:%s/monitor.sock,server=on,wait=off' % d,
         '-pidfile', '%s/qemu.pid' % d, '-daemonize', '-no-reboot',
         '-netdev', 'tap,id=data1,ifname=vt-t1a,script=no,downscript=no',
-        '-device', 'virtio-net-pci,netdev=data1,mac=%s01:01' % mac,
+        '-device', 'virtio-net-pci,netdev=data1,mac=%s01:01,speed=10000,duplex=full' % mac,
         '-netdev', 'tap,id=data2,ifname=vt-t1b,script=no,downscript=no',
-        '-device', 'virtio-net-pci,netdev=data2,mac=%s01:02' % mac,
+        '-device', 'virtio-net-pci,netdev=data2,mac=%s01:02,speed=10000,duplex=full' % mac,
     ]
     kvm = lab_vm.qemu_argv(spec, hosts[1], image, KEY, 'kvm', loadvm='base')
     assert kvm[kvm.index('-accel') + 1] == 'kvm' and kvm[-2:] == ['-loadvm', 'base'] and '-cpu' in kvm

@@ -231,3 +231,18 @@ def test_the_one_second_peak_within_the_measured_window():
     assert peak_rates([samples[0], samples[-1]])['tx_peak_mbps'] is None
     # a window beyond the samples is clamped to them
     assert peak_rates(samples, (-2.0, 9.0))['tx_peak_mbps'] == 980.0
+
+
+def test_links_up_without_a_speed_are_listed(tmp_path):
+    """virtio's NIC (carrier 1, speed -1) is listed; a link with a speed, one down (carrier 0) and one
+    administratively down (carrier and speed unreadable: EINVAL, no file here) are not."""
+    for name, carrier, speed in (('eth1', '1', '-1'), ('eth2', '1', '10000'), ('eth3', '0', '-1'), ('eth4', None, None),
+                                 ('eth5', '1', None)):
+        path = tmp_path / name
+        path.mkdir()
+        if carrier is not None:
+            (path / 'carrier').write_text(carrier + '\n')
+        if speed is not None:
+            (path / 'speed').write_text(speed + '\n')
+    names = ['eth1', 'eth2', 'eth3', 'eth4', 'eth5', 'absent', '../etc']
+    assert nic.links_without_speed(names, sys_class_net=str(tmp_path)) == ['eth1', 'eth5']
