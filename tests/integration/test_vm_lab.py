@@ -19,6 +19,7 @@ balance-alb bond at MTU 9000 carrying iperf3, and the other modes on each networ
 """
 from __future__ import annotations
 
+import difflib
 import json
 import subprocess
 import time
@@ -67,6 +68,13 @@ IPERF3_PLAY = '''
 
 def sh(lab, host, script, *args, check=True, timeout=180):
     return lab.ssh(host, ['sh', '-c', script, 'sh'] + list(args), check=check, timeout=timeout).stdout
+
+
+def same_state(lab, host, command, before):
+    """What ``command`` prints on ``host`` now is ``before``, byte for byte; if not, the message is the diff."""
+    after = sh(lab, host, command)
+    assert after == before, '%s is not as it was:\n%s' % (host, ''.join(difflib.unified_diff(
+        before.splitlines(True), after.splitlines(True), 'before', 'after')))
 
 
 def ssh_works(lab, host, timeout=30):
