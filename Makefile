@@ -63,9 +63,14 @@ lab-snapshot lab-revert:
 lab-down:
 	$(ANSIBLE_PLAYBOOK) -i inventories/controller.yml playbooks/lab_down.yml $(LAB_VARS)
 
+# the static checks and the unit tests two at a time, the longest first (each mostly keeps one core
+# busy: 2026-12-04 here, sanity 175 s, units 119, lint 97, galaxy-check 50, yamllint 6), each one's
+# output whole when it ends; then the lab tests
+STATIC_CHECKS := sanity units lint galaxy-check yamllint
 test: bootstrap
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory yamllint lint sanity galaxy-check units integration; rc=$$?; \
+	$(MAKE) --no-print-directory -j2 --output-sync=target $(STATIC_CHECKS) && \
+	$(MAKE) --no-print-directory integration; rc=$$?; \
 	echo "make test: finished in $$(( $$(date +%s) - start )) s, exit $$rc"; exit $$rc
 
 units:
@@ -96,7 +101,7 @@ INTEGRATION_WORKERS ?= 3
 INTEGRATION_MARKERS ?= not vm_matrix and not long
 integration:
 	$(BIN)/python -m pytest tests/integration -q -p no:cacheprovider -rfEs --tb=short -m "$(INTEGRATION_MARKERS)" \
-		$(if $(filter-out 0 1,$(INTEGRATION_WORKERS)),-n $(INTEGRATION_WORKERS) --dist loadfile) --durations=25
+		$(if $(filter-out 0 1,$(INTEGRATION_WORKERS)),-n $(INTEGRATION_WORKERS) --dist loadfile) --durations=60
 
 # The long scenario chains (marker long): several whole study runs in a row through one fault, an AWX
 # workflow or a runner's job, each beside a shorter test of the same path in make test (docs/testing.md)

@@ -257,8 +257,12 @@ def pytest_terminal_summary(terminalreporter):
 
 # The modules that take longest go first: with ``-n 3 --dist loadfile`` a module runs whole on one worker, in
 # collection order, and test_vm_lab.py (VM hosts under TCG, 15-30 min) sorted last made the run wait for it alone
-# at the end. Started first, it runs beside the other modules instead.
-LONGEST_FIRST = ('test_vm_lab.py',)
+# at the end. Started first, it runs beside the other modules instead. The same for make test's longest modules
+# (their tests' durations in a clean-clone run, 2026-12-03): one of them started last kept one worker busy alone
+# at the end while the others had nothing left.
+LONGEST_FIRST = ('test_vm_lab.py', 'test_battery_faults.py', 'test_battery_careless.py', 'test_battery_inputs.py',
+                 'test_tools_role.py', 'test_battery_hosts.py', 'test_study_interleaved.py', 'test_study.py',
+                 'test_fleet.py', 'test_bonding_render.py', 'test_unmanaged_server.py', 'test_study_firewall.py')
 
 
 def pytest_collection_modifyitems(session, config, items):

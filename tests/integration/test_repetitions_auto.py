@@ -31,6 +31,8 @@ def records(path):
             if r.get('schema') == 'perflab.result/2' and r.get('test_id')]
 
 
+# long: two benchmark runs in a row; the stop rule has its unit tests, a resume its make test cases (docs/testing.md)
+@pytest.mark.long
 def test_auto_repetitions_stop_on_the_interval_and_a_resume_goes_on(lab, tmp_path):
     results = tmp_path / 'results'
     suite = tmp_path / 'auto.yml'

@@ -54,6 +54,8 @@ def task_hosts(res, name):
     return found
 
 
+# long: a whole tuned study; test_unmanaged_server.py runs the same study in make test (docs/testing.md)
+@pytest.mark.long
 def test_osv_study_tunes_and_labels_only_the_system_under_test(lab, tmp_path):
     results = tmp_path / 'results'
     version = lab.ssh('lab1', ['cat', '/etc/debian_version'], check=True).stdout.strip()

@@ -25,9 +25,8 @@ from ansible_collections.perflab.network.plugins.module_utils.bench import prefl
 from ansible_collections.perflab.network.plugins.module_utils.host import process
 from ansible_collections.perflab.network.plugins.module_utils.core import record as rec
 from ansible_collections.perflab.network.plugins.module_utils.tools import registry
+from ansible_collections.perflab.network.plugins.module_utils.tools.tool import VERSION_TIMEOUT_S
 from ansible_collections.perflab.network.plugins.module_utils.plan import repetitions
-
-VERSION_TIMEOUT_S = 10
 
 
 def find_executable(module, tool, path=None, host=None, tool_paths=None):

@@ -32,6 +32,9 @@ from ansible_collections.perflab.network.plugins.module_utils.core import record
 
 # the tools role's install families: a vars file's __tools_install_family names one; every tool's ``install``
 # has an entry for each (tests/unit/test_registry_lists.py)
+# how long a tool may take to print its version (version_argv): the test modules' probe and the tools role's report
+VERSION_TIMEOUT_S = 10
+
 INSTALL_FAMILIES = ('Debian', 'Ubuntu', 'RedHat', 'Fedora', 'ClearLinux', 'FreeBSD', 'Windows')
 
 
