@@ -36,11 +36,12 @@ RENDER = '''
         src: %(role)s/templates/rollback.sh.j2
         dest: "%(dest)s/actions-{{ item }}.sh"
         mode: "0600"
-      loop: [netplan, networkmanager]
+      loop: [netplan, networkmanager, netplan-networkmanager]
       vars:
-        __bonding_stack: "{{ item }}"
+        __bonding_stack: "{{ item.split('-') | first }}"
+        bonding_netplan_renderer: "{{ 'NetworkManager' if item == 'netplan-networkmanager' else '' }}"
         # the members' run-time state as the role notes it (tasks/member-addresses.yml), with NetworkManager
-        __bonding_member_cidrs: "{{ nm_member_cidrs if item == 'networkmanager' else {} }}"
+        __bonding_member_cidrs: "{{ nm_member_cidrs if item != 'netplan' else {} }}"
 '''
 
 
@@ -79,12 +80,16 @@ def prepare(base, stack='netplan'):
     stubs.mkdir(exist_ok=True)
     for command in COMMANDS:
         stub = stubs / command
-        # (nmcli answers every question as a member found configured again would)
-        answer = 'echo "100 (connected (externally))"\n' if command == 'nmcli' else ''
+        # (nmcli answers every question as a member found configured again would; with nmcli-activating
+        # there, as one NetworkManager has taken over with its own profile, until it is disconnected)
+        answer = ('if [ -e "%s" ] && ! grep -q "nmcli device disconnect" "%s"; then'
+                  ' echo "70 (connecting (getting IP configuration))"; else echo "100 (connected (externally))"; fi\n'
+                  % (base / 'nmcli-activating', base / 'calls.log')) if command == 'nmcli' else ''
         stub.write_text('#!/bin/sh\necho "%s $*" >> "%s"\n%s' % (command, base / 'calls.log', answer))
         stub.chmod(0o755)
-    if (base / 'calls.log').exists():
-        (base / 'calls.log').unlink()
+    for leftover in ('calls.log', 'nmcli-activating'):
+        if (base / leftover).exists():
+            (base / leftover).unlink()
     return config
 
 
@@ -124,6 +129,23 @@ def test_networkmanager_rollback_deletes_our_profiles_and_brings_the_old_one_up(
     assert calls(scripts) == ['nmcli device set eth1 autoconnect no',
                               'nmcli connection delete perflab-bond0', 'nmcli connection delete perflab-bond0-eth1',
                               'nmcli connection delete perflab-bond0-eth2', 'nmcli connection up Wired connection 1',
+                              'ip link set dev eth1 up', 'ip addr replace 10.0.9.11/24 dev eth1',
+                              'nmcli -g GENERAL.STATE device show eth1',
+                              'nmcli device set eth1 autoconnect yes',
+                              'sysctl -q -w net/ipv6/conf/eth1/addr_gen_mode=0',
+                              'ip link set dev eth2 up', 'sysctl -q -w net/ipv6/conf/eth2/addr_gen_mode=1']
+
+
+def test_netplan_networkmanager_rollback_keeps_networkmanager_off_a_member_it_had_found_configured(scripts):
+    """netplan apply restarts NetworkManager, which forgets the run-time autoconnect setting and may start
+    its own DHCP profile on the freed member: the script sets autoconnect off again, ends that activation,
+    puts the address back, and lets it autoconnect once NetworkManager shows it connected externally."""
+    prepare(scripts, 'netplan-networkmanager')
+    (scripts / 'nmcli-activating').write_text('')
+    assert run(scripts).returncode == 0
+    assert calls(scripts) == ['netplan apply', 'ip link delete bond0',
+                              'nmcli device set eth1 autoconnect no',
+                              'nmcli -g GENERAL.STATE device show eth1', 'nmcli device disconnect eth1',
                               'ip link set dev eth1 up', 'ip addr replace 10.0.9.11/24 dev eth1',
                               'nmcli -g GENERAL.STATE device show eth1',
                               'nmcli device set eth1 autoconnect yes',
