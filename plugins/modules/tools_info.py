@@ -72,8 +72,8 @@ from ansible_collections.perflab.network.plugins.module_utils.bench import tool_
 def main():
     module = AnsibleModule(argument_spec=dict(prefix=dict(type='path', default='/opt/perflab')),
                            supports_check_mode=True)
-    prefix = module.params['prefix']
-    module.exit_json(changed=False, tools=tool_probe.probe(prefix), searched=tool_probe.search_dirs(prefix))
+    dirs = tool_probe.search_dirs(module.params['prefix'])
+    module.exit_json(changed=False, tools=tool_probe.probe(dirs), searched=dirs)
 
 
 if __name__ == '__main__':

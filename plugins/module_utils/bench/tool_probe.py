@@ -28,32 +28,23 @@ def search_dirs(prefix, path_env=None):
     return first + [d for d in process.search_dirs(path_env=path_env) if d not in first]
 
 
-def find(executable, dirs):
-    """The first executable file ``executable`` in ``dirs``, else None."""
-    for directory in dirs:
-        candidate = os.path.join(directory, executable)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
-def probe(prefix, path_env=None, run=process.run, timeout=VERSION_TIMEOUT_S):
-    """tool -> {version, path, server_path} for every tool of the registry found, in the registry's order.
+def probe(dirs, run=process.run, timeout=VERSION_TIMEOUT_S):
+    """tool -> {version, path, server_path} for every tool of the registry found in ``dirs`` (search_dirs()),
+    in the registry's order.
 
     ``version`` is None when the tool's output names none (or it did not answer within ``timeout``);
     ``server_path`` is the executable of the tool's server where it is another one (netperf's netserver),
     None when that one is missing, else ``path``."""
-    dirs = search_dirs(prefix, path_env)
     found = {}
     for name, tool in registry.TOOLS.items():
-        path = find(tool.client_executable, dirs)
+        path = process.find_in(tool.client_executable, dirs)
         if not path:
             continue
         about = run(tool.version_argv(path), timeout)
         if tool.server_executable == tool.client_executable:
             server = path
         else:
-            server = find(tool.server_executable, dirs)
+            server = process.find_in(tool.server_executable, dirs)
         found[name] = {'version': tool.parse_version((about.stdout or '') + (about.stderr or '')) or None,
                        'path': path, 'server_path': server}
     return found

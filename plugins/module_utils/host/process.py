@@ -198,15 +198,20 @@ def search_dirs(tool_paths=None, path_env=None):
     return dirs
 
 
+def find_in(executable, dirs):
+    """The first executable file ``executable`` in the folders ``dirs``, else None."""
+    for directory in dirs:
+        candidate = os.path.join(directory, executable)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 def which(tool, tool_paths=None):
     """Full path of ``tool`` in search_dirs(tool_paths), else None; a path is checked as it is."""
     if os.sep in tool:
         return tool if os.path.isfile(tool) and os.access(tool, os.X_OK) else None
-    for directory in search_dirs(tool_paths):
-        candidate = os.path.join(directory, tool)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    return find_in(tool, search_dirs(tool_paths))
 
 
 def missing_tool_message(tool, searched=None):

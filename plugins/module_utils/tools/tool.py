@@ -30,11 +30,11 @@ import re
 from ansible_collections.perflab.network.plugins.module_utils.core import common_args
 from ansible_collections.perflab.network.plugins.module_utils.core import record as rec
 
-# the tools role's install families: a vars file's __tools_install_family names one; every tool's ``install``
-# has an entry for each (tests/unit/test_registry_lists.py)
 # how long a tool may take to print its version (version_argv): the test modules' probe and the tools role's report
 VERSION_TIMEOUT_S = 10
 
+# the tools role's install families: a vars file's __tools_install_family names one; every tool's ``install``
+# has an entry for each (tests/unit/test_registry_lists.py)
 INSTALL_FAMILIES = ('Debian', 'Ubuntu', 'RedHat', 'Fedora', 'ClearLinux', 'FreeBSD', 'Windows')
 
 

@@ -50,7 +50,7 @@ def host(tmp_path, monkeypatch):
 
 
 def test_every_tool_found_with_its_version_and_server_the_prefix_first(host):
-    found = tool_probe.probe(host['prefix'], path_env=host['path'])
+    found = tool_probe.probe(tool_probe.search_dirs(host['prefix'], path_env=host['path']))
     assert found == {
         'iperf3': {'version': '3.12', 'path': host['prefix_iperf3'], 'server_path': host['prefix_iperf3']},
         'netperf': {'version': '2.7.0', 'path': host['netperf'], 'server_path': host['netserver']},
@@ -65,7 +65,7 @@ def test_every_tool_found_with_its_version_and_server_the_prefix_first(host):
 def test_a_missing_separate_server_is_null_and_a_silent_tool_has_no_version(host):
     os.remove(host['netserver'])
     Path(host['netperf']).write_text('#!/bin/sh\n')
-    found = tool_probe.probe(host['prefix'], path_env=host['path'])
+    found = tool_probe.probe(tool_probe.search_dirs(host['prefix'], path_env=host['path']))
     assert found['netperf'] == {'version': None, 'path': host['netperf'], 'server_path': None}
 
 
